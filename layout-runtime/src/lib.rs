@@ -1,0 +1,57 @@
+//! XLA's array shapes and tiled layouts at run time.
+//!
+//! One model of XLA shapes (`f32[3,5]{1,0:T(2,2)}`), one parser and printer that agree byte
+//! for byte with XLA's, one validator that accepts exactly what XLA accepts, XLA's size
+//! functions, and the address arithmetic of tiled layouts.
+//!
+//! ```
+//! use layout_runtime::Shape;
+//!
+//! let s: Shape = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}".parse()?;
+//! assert_eq!(s.to_string(), "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}");
+//! assert_eq!(s.as_array().unwrap().byte_size()?, 335_544_320);
+//! # Ok::<(), layout_runtime::Error>(())
+//! ```
+//!
+//! Features: `alloc` (default) for everything that parses or owns shapes; `std` (default)
+//! for `std::error::Error`. Without `alloc` only [`PrimitiveType`] is available.
+#![no_std]
+#![warn(missing_docs)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod divide;
+mod primitive;
+pub use divide::Divider;
+pub use primitive::{PrimitiveType, UnknownPrimitiveType};
+
+#[cfg(feature = "alloc")]
+mod error;
+#[cfg(feature = "alloc")]
+mod parse;
+#[cfg(feature = "alloc")]
+mod plan;
+#[cfg(feature = "alloc")]
+mod print;
+#[cfg(feature = "alloc")]
+mod shape;
+#[cfg(feature = "alloc")]
+mod size;
+#[cfg(feature = "alloc")]
+mod subbyte;
+#[cfg(feature = "alloc")]
+mod validate;
+
+#[cfg(feature = "alloc")]
+pub use error::{Error, ErrorKind, Location, Path};
+#[cfg(feature = "alloc")]
+pub use parse::SourceMap;
+#[cfg(feature = "alloc")]
+pub use plan::{MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets, TileLevel};
+#[cfg(feature = "alloc")]
+pub use shape::{ArrayShape, Dim, Layout, Shape, SplitConfig, Tile, TileDim};
+#[cfg(feature = "alloc")]
+pub use subbyte::{bit_position, read_packed, write_packed, BitPosition};

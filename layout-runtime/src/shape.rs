@@ -1,0 +1,352 @@
+//! The model: shapes, dimensions, layouts, tiles, as XLA has them (`xla/shape.h`,
+//! `xla/layout.h`). Field names are XLA's.
+
+use alloc::vec::Vec;
+
+use crate::PrimitiveType;
+
+/// One dimension of an array shape.
+///
+/// ```
+/// use layout_runtime::Dim;
+/// assert_eq!(Dim::Bounded(8).bound(), Some(8));
+/// assert_eq!(Dim::Unbounded.bound(), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// A static size, `5`.
+    Static(u64),
+    /// A dynamic size with an upper bound, `<=5`; sized by its bound.
+    Bounded(u64),
+    /// An unbounded dynamic size, `?`; nothing can be sized or addressed.
+    Unbounded,
+}
+
+impl Dim {
+    /// The size used for storage: the static size or the bound; `None` for `?`.
+    ///
+    /// ```
+    /// use layout_runtime::Dim;
+    /// assert_eq!(Dim::Static(3).bound(), Some(3));
+    /// ```
+    pub const fn bound(self) -> Option<u64> {
+        match self {
+            Dim::Static(n) | Dim::Bounded(n) => Some(n),
+            Dim::Unbounded => None,
+        }
+    }
+
+    /// Whether the size is dynamic (`<=N` or `?`).
+    ///
+    /// ```
+    /// use layout_runtime::Dim;
+    /// assert!(Dim::Bounded(4).is_dynamic() && !Dim::Static(4).is_dynamic());
+    /// ```
+    pub const fn is_dynamic(self) -> bool {
+        !matches!(self, Dim::Static(_))
+    }
+}
+
+/// One entry of a tile: a size, or `*` (`Tile::kCombineDimension`, which merges that
+/// dimension into the next more-minor one before tiling).
+///
+/// ```
+/// use layout_runtime::TileDim;
+/// assert_eq!(TileDim::Size(128).size(), Some(128));
+/// assert_eq!(TileDim::Combine.size(), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileDim {
+    /// A tile size. XLA's verifier requires it to be positive.
+    Size(u64),
+    /// `*`: combine with the next more-minor dimension.
+    Combine,
+}
+
+impl TileDim {
+    /// The size, or `None` for `*`.
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::TileDim::Size(8).size(), Some(8));
+    /// ```
+    pub const fn size(self) -> Option<u64> {
+        match self {
+            TileDim::Size(n) => Some(n),
+            TileDim::Combine => None,
+        }
+    }
+}
+
+/// One level of tiling, `(8,128)`: entries from most major to most minor. It applies to the
+/// most-minor suffix of the (already tiled) index space.
+///
+/// ```
+/// use layout_runtime::{Tile, TileDim};
+/// let t = Tile::new([8, 128]);
+/// assert_eq!(t.dims, [TileDim::Size(8), TileDim::Size(128)]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Tile {
+    /// The entries, most major first.
+    pub dims: Vec<TileDim>,
+}
+
+impl Tile {
+    /// A tile of plain sizes.
+    ///
+    /// ```
+    /// let t = layout_runtime::Tile::new([2, 1]);
+    /// assert_eq!(t.dims.len(), 2);
+    /// ```
+    pub fn new(sizes: impl IntoIterator<Item = u64>) -> Tile {
+        Tile { dims: sizes.into_iter().map(TileDim::Size).collect() }
+    }
+}
+
+/// A split of one *physical* dimension (0 = most major) at the given indices
+/// (`SC(d:i,j)`); only [`ArrayShape::byte_size`] looks at it.
+///
+/// ```
+/// let sc = layout_runtime::SplitConfig { dimension: 1, split_indices: vec![4, 5] };
+/// assert_eq!(sc.dimension, 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SplitConfig {
+    /// The physical dimension, 0 = most major.
+    pub dimension: i64,
+    /// Where it is split; valid when strictly increasing, positive and below the size.
+    pub split_indices: Vec<i64>,
+}
+
+/// An array layout (`xla::Layout`): physical order, tiling and the fields XLA prints.
+///
+/// Fields hold what the text says, even when the verifier will reject it (a duplicated
+/// minor_to_major entry, a zero tile): [`Shape::validate`] says whether XLA accepts it.
+///
+/// ```
+/// use layout_runtime::{Layout, Tile};
+/// let mut l = Layout::new([1, 0]);
+/// l.tiles.push(Tile::new([2, 2]));
+/// assert_eq!(l.to_string(), "{1,0:T(2,2)}");
+/// assert_eq!(l.major_to_minor(), vec![0, 1]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// Logical dimension numbers, most minor first.
+    pub minor_to_major: Vec<i64>,
+    /// Tiling levels, first applied first (`T(..)(..)`).
+    pub tiles: Vec<Tile>,
+    /// `L(n)`: the tiled element count is rounded up to a multiple of n (default 1).
+    pub tail_padding_alignment_in_elements: i64,
+    /// `#(t)`: a legacy sparse-array field; never valid on dense arrays.
+    pub index_primitive_type: Option<PrimitiveType>,
+    /// `*(t)`: a legacy sparse-array field; never valid on dense arrays.
+    pub pointer_primitive_type: Option<PrimitiveType>,
+    /// `E(n)`: storage bits per element; 0 means the type's natural width.
+    pub element_size_in_bits: i64,
+    /// `S(n)`: the memory space (0 default device memory, 1 fast memory, 5 pinned host...).
+    pub memory_space: i64,
+    /// `SC(..)`: splits of physical dimensions.
+    pub split_configs: Vec<SplitConfig>,
+    /// `M(n)`: bytes of dynamic-shape metadata in front of the data (not part of any size).
+    pub dynamic_shape_metadata_prefix_bytes: u64,
+}
+
+impl Layout {
+    /// A layout with this minor_to_major and every other field at its default.
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::Layout::new([0, 1]).to_string(), "{0,1}");
+    /// ```
+    pub fn new(minor_to_major: impl IntoIterator<Item = i64>) -> Layout {
+        Layout {
+            minor_to_major: minor_to_major.into_iter().collect(),
+            tiles: Vec::new(),
+            tail_padding_alignment_in_elements: 1,
+            index_primitive_type: None,
+            pointer_primitive_type: None,
+            element_size_in_bits: 0,
+            memory_space: 0,
+            split_configs: Vec::new(),
+            dynamic_shape_metadata_prefix_bytes: 0,
+        }
+    }
+
+    /// XLA's default layout for `rank` dimensions: `{rank-1,...,1,0}` (dimension 0 most
+    /// major, row-major order).
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::Layout::default_for_rank(3).to_string(), "{2,1,0}");
+    /// ```
+    pub fn default_for_rank(rank: usize) -> Layout {
+        Layout::new((0..rank as i64).rev())
+    }
+
+    /// The physical order, most major first: minor_to_major reversed.
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::Layout::new([3, 2, 0, 1]).major_to_minor(), vec![1, 0, 2, 3]);
+    /// ```
+    pub fn major_to_minor(&self) -> Vec<i64> {
+        self.minor_to_major.iter().rev().copied().collect()
+    }
+
+    /// Whether every field other than minor_to_major has its default value, so the layout
+    /// prints without `:`.
+    ///
+    /// ```
+    /// use layout_runtime::Layout;
+    /// assert!(Layout::new([1, 0]).has_default_fields());
+    /// ```
+    pub fn has_default_fields(&self) -> bool {
+        self.tiles.is_empty()
+            && self.tail_padding_alignment_in_elements == 1
+            && self.index_primitive_type.is_none()
+            && self.pointer_primitive_type.is_none()
+            && self.element_size_in_bits == 0
+            && self.memory_space == 0
+            && self.split_configs.is_empty()
+            && self.dynamic_shape_metadata_prefix_bytes == 0
+    }
+}
+
+/// An array shape: element type, dimensions and (optionally) a layout.
+///
+/// ```
+/// use layout_runtime::{ArrayShape, Dim, PrimitiveType};
+/// let a = ArrayShape::new(PrimitiveType::F32, [3, 5]);
+/// assert_eq!(a.dims, [Dim::Static(3), Dim::Static(5)]);
+/// assert_eq!(a.to_string(), "f32[3,5]{1,0}");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayShape {
+    /// The element type; an array type (not tuple, token, opaque, buffer).
+    pub element_type: PrimitiveType,
+    /// The logical dimensions, dimension 0 first.
+    pub dims: Vec<Dim>,
+    /// The layout; the parser always attaches one (the default when none is written).
+    pub layout: Option<Layout>,
+}
+
+impl ArrayShape {
+    /// A static array with XLA's default layout.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, PrimitiveType};
+    /// assert_eq!(ArrayShape::new(PrimitiveType::S8, []).to_string(), "s8[]");
+    /// ```
+    pub fn new(element_type: PrimitiveType, dims: impl IntoIterator<Item = u64>) -> ArrayShape {
+        let dims: Vec<Dim> = dims.into_iter().map(Dim::Static).collect();
+        let layout = Some(Layout::default_for_rank(dims.len()));
+        ArrayShape { element_type, dims, layout }
+    }
+
+    /// The number of dimensions.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, PrimitiveType};
+    /// assert_eq!(ArrayShape::new(PrimitiveType::F32, [3, 5]).rank(), 2);
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// The same shape with `layout` in place of its own.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, Layout, PrimitiveType};
+    /// let a = ArrayShape::new(PrimitiveType::F32, [3, 5]).with_layout(Layout::new([0, 1]));
+    /// assert_eq!(a.to_string(), "f32[3,5]{0,1}");
+    /// ```
+    pub fn with_layout(mut self, layout: Layout) -> ArrayShape {
+        self.layout = Some(layout);
+        self
+    }
+
+    /// The same shape with XLA's default (row-major, untiled) layout.
+    ///
+    /// ```
+    /// let s: layout_runtime::Shape = "f32[3,5]{0,1:T(2,2)}".parse().unwrap();
+    /// let a = s.as_array().unwrap().with_default_layout();
+    /// assert_eq!(a.to_string(), "f32[3,5]{1,0}");
+    /// ```
+    pub fn with_default_layout(&self) -> ArrayShape {
+        let mut a = self.clone();
+        a.layout = Some(Layout::default_for_rank(self.rank()));
+        a
+    }
+
+    /// The layout, or the default one when the shape has none.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, PrimitiveType};
+    /// let mut a = ArrayShape::new(PrimitiveType::F32, [4]);
+    /// a.layout = None;
+    /// assert_eq!(a.layout_or_default().minor_to_major, vec![0]);
+    /// ```
+    pub fn layout_or_default(&self) -> alloc::borrow::Cow<'_, Layout> {
+        match &self.layout {
+            Some(l) => alloc::borrow::Cow::Borrowed(l),
+            None => alloc::borrow::Cow::Owned(Layout::default_for_rank(self.rank())),
+        }
+    }
+}
+
+/// A shape as XLA writes it: an array, a tuple, a buffer, `token[]` or `opaque[]`.
+///
+/// Parse with [`str::parse`] (which also validates) and print with `Display`, byte for byte
+/// as XLA prints it.
+///
+/// ```
+/// use layout_runtime::Shape;
+/// let s: Shape = "(f32[2], s32[3,4]{0,1})".parse().unwrap();
+/// assert_eq!(s.to_string(), "(f32[2]{0}, s32[3,4]{0,1})");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// An array.
+    Array(ArrayShape),
+    /// A tuple of shapes (possibly empty, possibly nested).
+    Tuple(Vec<Shape>),
+    /// `b(array)`: a buffer holding one array.
+    Buffer(ArrayShape),
+    /// `token[]`.
+    Token,
+    /// `opaque[]`.
+    Opaque,
+}
+
+impl Shape {
+    /// The array, if this shape is one.
+    ///
+    /// ```
+    /// let s: layout_runtime::Shape = "f32[3]".parse().unwrap();
+    /// assert_eq!(s.as_array().unwrap().rank(), 1);
+    /// ```
+    pub fn as_array(&self) -> Option<&ArrayShape> {
+        match self {
+            Shape::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The array, mutably, if this shape is one.
+    ///
+    /// ```
+    /// let mut s: layout_runtime::Shape = "f32[3]".parse().unwrap();
+    /// s.as_array_mut().unwrap().layout.as_mut().unwrap().memory_space = 1;
+    /// assert_eq!(s.to_string(), "f32[3]{0:S(1)}");
+    /// ```
+    pub fn as_array_mut(&mut self) -> Option<&mut ArrayShape> {
+        match self {
+            Shape::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl From<ArrayShape> for Shape {
+    fn from(a: ArrayShape) -> Shape {
+        Shape::Array(a)
+    }
+}

@@ -1,0 +1,490 @@
+//! XLA's size functions (`xla/shape_util.cc`): `ShapeUtil::ArraySize` (the allocation, first
+//! tile only), `ShapeUtil::ByteSizeOf` / `ByteSizeOfElements` (the data, no padding) and
+//! `ShapeUtil::ElementsIn`.
+//!
+//! All arithmetic is checked: XLA computes in int64, so a result beyond `i64::MAX` (or an
+//! intermediate value beyond what XLA could hold) is [`ErrorKind::SizeOverflow`], never a
+//! wrapped number. Sizes of the fully expanded nested tiling live elsewhere
+//! (`nested_byte_size`); these are XLA's own numbers.
+
+use alloc::format;
+
+use crate::{ArrayShape, Error, ErrorKind, Layout, Location, Path, Shape, TileDim};
+
+/// The largest size XLA can express (its sizes are int64).
+const LIMIT: u64 = i64::MAX as u64;
+
+fn at(location: Location) -> Path {
+    Path { tuple_indices: alloc::vec::Vec::new(), location }
+}
+
+fn overflow(what: &str) -> Error {
+    Error::new(
+        ErrorKind::SizeOverflow,
+        format!("the {what} does not fit in int64, the type XLA computes sizes in"),
+    )
+}
+
+fn mul(a: u64, b: u64, what: &str) -> Result<u64, Error> {
+    a.checked_mul(b).filter(|&v| v <= LIMIT).ok_or_else(|| overflow(what))
+}
+
+/// `RoundUpTo(value, multiple)` for a positive `multiple`.
+fn round_up(value: u64, multiple: u64, what: &str) -> Result<u64, Error> {
+    mul(value.div_ceil(multiple), multiple, what)
+}
+
+/// Bytes of `count` elements of `a`: ⌈count·E/8⌉ with `E(n)`, else count × the type's bytes.
+fn bytes_of_elements(a: &ArrayShape, layout: &Layout, count: u64) -> Result<u64, Error> {
+    let e = layout.element_size_in_bits;
+    if e < 0 {
+        return Err(Error::new(
+            ErrorKind::NegativeElementSize,
+            format!("layout element_size_in_bits field is negative: {e}; no size is defined"),
+        )
+        .with_path(at(Location::ElementSize)));
+    }
+    if e == 0 {
+        return mul(count, u64::from(a.element_type.byte_width()), "byte size");
+    }
+    let bits = u128::from(count) * u128::from(e as u64);
+    u64::try_from(bits.div_ceil(8))
+        .ok()
+        .filter(|&b| b <= LIMIT)
+        .ok_or_else(|| overflow("byte size"))
+}
+
+impl ArrayShape {
+    /// Fails unless the element type is an array type (XLA CHECKs `shape.IsArray()`).
+    fn require_array_type(&self) -> Result<(), Error> {
+        if self.element_type.is_array_type() {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorKind::ElementType,
+            format!("`{}` is not an array element type: the shape has no size", self.element_type),
+        )
+        .with_path(at(Location::ElementType)))
+    }
+
+    /// The storage size of each logical dimension: the static size or the bound.
+    fn bounded_dims(&self) -> Result<alloc::vec::Vec<u64>, Error> {
+        self.dims
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                d.bound().ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::NotStaticArray,
+                        format!(
+                            "dimension {i} is unbounded `?`: only static and bounded (`<=N`) \
+                             dimensions can be sized"
+                        ),
+                    )
+                    .with_path(at(Location::Dim(i)))
+                })
+            })
+            .collect()
+    }
+
+    /// `ShapeUtil::ElementsIn` (with bounds for dynamic dimensions): the product of the
+    /// dimension sizes, bounded dimensions counting with their bound. A scalar has one
+    /// element; an unbounded `?` dimension is [`ErrorKind::NotStaticArray`].
+    ///
+    /// ```
+    /// use layout_runtime::Shape;
+    /// let s: Shape = "f32[<=5,3]{1,0:T(8,128)}".parse()?;
+    /// assert_eq!(s.as_array().unwrap().element_count()?, 15);
+    /// let s: Shape = "f32[?,3]".parse()?;
+    /// assert!(s.as_array().unwrap().element_count().is_err());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn element_count(&self) -> Result<u64, Error> {
+        self.bounded_dims()?.into_iter().try_fold(1, |count, d| mul(count, d, "element count"))
+    }
+
+    /// `ShapeUtil::ByteSizeOf` for an array (`ByteSizeOfElements`): the bytes of the data
+    /// alone. Tiles, `L` and split configs are ignored; `E(n)` packs: ⌈count·n/8⌉ bytes,
+    /// otherwise count × the type's byte width (sub-byte types take a byte each).
+    ///
+    /// ```
+    /// use layout_runtime::Shape;
+    /// let size_of = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().byte_size_of();
+    /// assert_eq!(size_of("f32[3,5]{1,0:T(2,2)L(64)}")?, 60);
+    /// assert_eq!(size_of("s4[3,5]")?, 15);
+    /// assert_eq!(size_of("s4[3,5]{1,0:E(4)}")?, 8);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn byte_size_of(&self) -> Result<u64, Error> {
+        self.require_array_type()?;
+        let count = self.element_count()?;
+        bytes_of_elements(self, &self.layout_or_default(), count)
+    }
+
+    /// `ShapeUtil::ArraySize`: the bytes XLA allocates for the array.
+    ///
+    /// Without tiles this is [`ArrayShape::byte_size_of`] (`L` and split configs are then
+    /// ignored, as in XLA). With tiles, **only the first tile counts** (XLA assumes later
+    /// tiles add no padding): walking the physical dimensions from the most minor, each is
+    /// rounded up to a multiple of the tile entry aligned with it from the right (missing
+    /// major dimensions count as 1 when the tile is longer than the shape); dimensions beyond
+    /// the tile are multiplied in unchanged. A dimension named by a split config counts with
+    /// its largest split piece. The count is then rounded up to a multiple of `L(n)`, and
+    /// turned into bytes as in [`ArrayShape::byte_size_of`].
+    ///
+    /// Errors: an unbounded `?` dimension ([`ErrorKind::NotStaticArray`]); a first tile
+    /// containing `*` ([`ErrorKind::CombinedDimension`]: XLA's ArraySize treats −2⁶³ as a
+    /// number and its result means nothing; the size of the expanded grid, which follows the
+    /// tiled-layout document, is `nested_byte_size`); a layout the verifier rejects where
+    /// XLA's arithmetic would be undefined (zero or empty tile, minor_to_major not a
+    /// permutation, split config on a missing dimension, `L(0)`, negative `E`); a size beyond
+    /// int64 ([`ErrorKind::SizeOverflow`]).
+    ///
+    /// ```
+    /// use layout_runtime::{ErrorKind, Shape};
+    /// let size = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().byte_size();
+    /// assert_eq!(size("f32[3,5]{1,0:T(2,2)}")?, 96); // 2×3 tiles of 2×2
+    /// assert_eq!(size("f32[3,5]{1,0:T(2,2)L(64)}")?, 256); // 24 elements → 64
+    /// assert_eq!(size("f32[3,5]{1,0:L(64)}")?, 60); // L without tiles is ignored
+    /// assert_eq!(size("u32[]{:T(128)}")?, 512); // a tiled scalar fills a tile
+    /// assert_eq!(size("bf16[7,300]{1,0:T(8,128)(2,1)}")?, 6144);
+    /// assert_eq!(size("f32[3,5]{1,0:T(*,2)}").unwrap_err().kind(), ErrorKind::CombinedDimension);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn byte_size(&self) -> Result<u64, Error> {
+        self.require_array_type()?;
+        let dims = self.bounded_dims()?;
+        let layout = self.layout_or_default();
+        let Some(tile) = layout.tiles.first() else {
+            return self.byte_size_of();
+        };
+        let rank = dims.len();
+
+        // The first tile: every entry must be a positive size.
+        if tile.dims.is_empty() {
+            return Err(Error::new(
+                ErrorKind::EmptyTile,
+                "layout has invalid tiles: tile 0 is empty `()`, so no size is defined",
+            )
+            .with_path(at(Location::Tile(0))));
+        }
+        let mut sizes = alloc::vec::Vec::with_capacity(tile.dims.len());
+        for (d, entry) in tile.dims.iter().enumerate() {
+            match *entry {
+                TileDim::Combine => {
+                    return Err(Error::new(
+                        ErrorKind::CombinedDimension,
+                        format!(
+                            "XLA's ArraySize has no defined value for a tiling with `*` (entry \
+                             {d} of the first tile): it computes with -2^63 as if it were a \
+                             size; use nested_byte_size for the size of the tiled grid"
+                        ),
+                    )
+                    .with_path(at(Location::TileDim { tile: 0, dim: d })));
+                }
+                TileDim::Size(n) if n > 0 && n <= LIMIT => sizes.push(n),
+                TileDim::Size(n) => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidTileDimension,
+                        format!(
+                            "layout has invalid tiles: tile dimension {n} must be positive or \
+                             kCombineDimension (entry {d} of the first tile), so no size is \
+                             defined"
+                        ),
+                    )
+                    .with_path(at(Location::TileDim { tile: 0, dim: d })));
+                }
+            }
+        }
+
+        // minor_to_major must be a permutation for the walk over physical dimensions.
+        let m2m = &layout.minor_to_major;
+        if m2m.len() != rank {
+            return Err(Error::new(
+                ErrorKind::LayoutRank,
+                format!(
+                    "layout minor_to_major field contains {} elements, but shape is rank {rank}",
+                    m2m.len()
+                ),
+            )
+            .with_path(at(Location::Layout)));
+        }
+        let mut logical = alloc::vec::Vec::with_capacity(rank);
+        for (i, &v) in m2m.iter().enumerate() {
+            let Some(l) = usize::try_from(v).ok().filter(|&l| l < rank) else {
+                return Err(Error::new(
+                    ErrorKind::MinorToMajorOutOfBounds,
+                    format!("layout minor_to_major field has out-of-bounds value {v}"),
+                )
+                .with_path(at(Location::MinorToMajor(i))));
+            };
+            if logical.contains(&l) {
+                return Err(Error::new(
+                    ErrorKind::MinorToMajorDuplicate,
+                    format!("layout minor_to_major field has duplicate value {v}"),
+                )
+                .with_path(at(Location::MinorToMajor(i))));
+            }
+            logical.push(l);
+        }
+
+        // LayoutUtil::MaxSplitSize for each logical dimension.
+        let mut split_size = dims.clone();
+        let mut named = alloc::vec::Vec::new();
+        for (s, config) in layout.split_configs.iter().enumerate() {
+            let Some(physical) = usize::try_from(config.dimension).ok().filter(|&p| p < rank)
+            else {
+                return Err(Error::new(
+                    ErrorKind::SplitConfigDimension,
+                    format!(
+                        "split config has out-of-bounds physical dimension: {}",
+                        config.dimension
+                    ),
+                )
+                .with_path(at(Location::SplitDim(s))));
+            };
+            let l = logical[rank - 1 - physical];
+            if named.contains(&l) {
+                continue; // XLA uses the first config naming a dimension
+            }
+            named.push(l);
+            let (mut largest, mut last) = (0i128, 0i128);
+            for &index in &config.split_indices {
+                largest = largest.max(i128::from(index) - last);
+                last = i128::from(index);
+            }
+            largest = largest.max(i128::from(dims[l]) - last);
+            split_size[l] = u64::try_from(largest).map_err(|_| overflow("split size"))?;
+        }
+
+        // ArraySize's walk: the tile aligns with the most-minor physical dimensions.
+        let n = sizes.len();
+        let mut count: u64 = 1;
+        for d in 0..n.max(rank) {
+            let size = if d < rank { split_size[logical[d]] } else { 1 };
+            let size =
+                if d < n { round_up(size, sizes[n - 1 - d], "element count")? } else { size };
+            count = mul(count, size, "element count")?;
+        }
+
+        let l = layout.tail_padding_alignment_in_elements;
+        if l != 1 {
+            let Some(l) = u64::try_from(l).ok().filter(|&l| l > 0) else {
+                return Err(Error::new(
+                    ErrorKind::TailPaddingAlignment,
+                    format!(
+                        "layout tail_padding_alignment_in_elements field is <= 0: {l}, so no \
+                         size is defined"
+                    ),
+                )
+                .with_path(at(Location::TailPadding)));
+            };
+            count = round_up(count, l, "element count")?;
+        }
+        bytes_of_elements(self, &layout, count)
+    }
+}
+
+impl Shape {
+    /// [`ArrayShape::byte_size`] (`ShapeUtil::ArraySize`) of an array shape. XLA aborts on
+    /// anything else; here tuples, buffers, `token[]` and `opaque[]` are
+    /// [`ErrorKind::NotStaticArray`].
+    ///
+    /// ```
+    /// use layout_runtime::{ErrorKind, Shape};
+    /// let s: Shape = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}".parse()?;
+    /// assert_eq!(s.byte_size()?, 335_544_320);
+    /// let t: Shape = "(f32[2], s32[])".parse()?;
+    /// assert_eq!(t.byte_size().unwrap_err().kind(), ErrorKind::NotStaticArray);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn byte_size(&self) -> Result<u64, Error> {
+        match self {
+            Shape::Array(a) => a.byte_size(),
+            _ => Err(self.not_an_array("ArraySize")),
+        }
+    }
+
+    /// `ShapeUtil::ByteSizeOf(shape, pointer_size)`: an array's data
+    /// ([`ArrayShape::byte_size_of`]); a tuple's index table, `pointer_size` bytes per
+    /// element (not its elements' data); `token[]` 0; `opaque[]` `pointer_size`. A buffer
+    /// has no definite size in XLA (it aborts): [`ErrorKind::NotStaticArray`].
+    ///
+    /// ```
+    /// use layout_runtime::Shape;
+    /// let size_of = |t: &str| t.parse::<Shape>().unwrap().byte_size_of(8);
+    /// assert_eq!(size_of("f32[10,20]")?, 800);
+    /// assert_eq!(size_of("(s32[16,32,64], s8[16,32,64])")?, 16);
+    /// assert_eq!(size_of("token[]")?, 0);
+    /// assert_eq!(size_of("opaque[]")?, 8);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn byte_size_of(&self, pointer_size: u64) -> Result<u64, Error> {
+        match self {
+            Shape::Array(a) => a.byte_size_of(),
+            Shape::Tuple(elements) => {
+                let n = u64::try_from(elements.len()).map_err(|_| overflow("tuple size"))?;
+                mul(n, pointer_size, "tuple index table size")
+            }
+            Shape::Token => Ok(0),
+            Shape::Opaque if pointer_size <= LIMIT => Ok(pointer_size),
+            Shape::Opaque => Err(overflow("pointer size")),
+            Shape::Buffer(_) => Err(self.not_an_array("ByteSizeOf")),
+        }
+    }
+
+    fn not_an_array(&self, function: &str) -> Error {
+        let what = match self {
+            Shape::Array(_) => "an array",
+            Shape::Tuple(_) => "a tuple",
+            Shape::Buffer(_) => "a buffer (size its array instead)",
+            Shape::Token => "`token[]`",
+            Shape::Opaque => "`opaque[]`",
+        };
+        Error::new(
+            ErrorKind::NotStaticArray,
+            format!(
+                "XLA's {function} is defined for arrays only (XLA aborts); the shape is {what}"
+            ),
+        )
+        .with_path(at(Location::Shape))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Dim, PrimitiveType, SplitConfig, Tile};
+    use alloc::vec;
+
+    fn tiled(t: PrimitiveType, dims: &[u64], m2m: &[i64], tiles: &[&[u64]]) -> ArrayShape {
+        let mut l = Layout::new(m2m.iter().copied());
+        l.tiles = tiles.iter().map(|t| Tile::new(t.iter().copied())).collect();
+        ArrayShape::new(t, dims.iter().copied()).with_layout(l)
+    }
+
+    #[test]
+    fn untiled_sizes() {
+        let a = ArrayShape::new(PrimitiveType::F32, [10, 20]);
+        assert_eq!(a.byte_size(), Ok(800));
+        assert_eq!(a.byte_size_of(), Ok(800));
+        assert_eq!(a.element_count(), Ok(200));
+        let s = ArrayShape::new(PrimitiveType::F64, []);
+        assert_eq!((s.byte_size(), s.element_count()), (Ok(8), Ok(1)));
+    }
+
+    #[test]
+    fn first_tile_only() {
+        let a = tiled(PrimitiveType::F32, &[4, 4], &[1, 0], &[&[2, 4], &[3, 1]]);
+        assert_eq!(a.byte_size(), Ok(64));
+        let a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[2, 2]]);
+        assert_eq!((a.byte_size(), a.byte_size_of()), (Ok(96), Ok(60)));
+        // A tile longer than the shape pads the missing major dimension.
+        let a = tiled(PrimitiveType::F32, &[10], &[0], &[&[2, 4]]);
+        assert_eq!(a.byte_size(), Ok(96));
+        let a = tiled(PrimitiveType::F32, &[], &[], &[&[256]]);
+        assert_eq!(a.byte_size(), Ok(1024));
+        let a = tiled(PrimitiveType::F32, &[0, 5], &[1, 0], &[&[8, 128]]);
+        assert_eq!(a.byte_size(), Ok(0));
+    }
+
+    #[test]
+    fn splits_tail_padding_and_element_size() {
+        let mut a = tiled(PrimitiveType::F32, &[150, 200, 100], &[0, 1, 2], &[&[8, 128]]);
+        let l = a.layout.as_mut().unwrap();
+        l.split_configs = vec![
+            SplitConfig { dimension: 0, split_indices: vec![30] },
+            SplitConfig { dimension: 1, split_indices: vec![40, 130] },
+        ];
+        assert_eq!(a.byte_size(), Ok(6_881_280));
+        assert_eq!(a.byte_size_of(), Ok(12_000_000));
+
+        let mut a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[2, 2]]);
+        a.layout.as_mut().unwrap().tail_padding_alignment_in_elements = 7;
+        assert_eq!(a.byte_size(), Ok(112));
+
+        let mut a = tiled(PrimitiveType::S4, &[3, 5], &[1, 0], &[&[2, 2]]);
+        a.layout.as_mut().unwrap().element_size_in_bits = 4;
+        assert_eq!((a.byte_size(), a.byte_size_of()), (Ok(12), Ok(8)));
+    }
+
+    #[test]
+    fn errors_instead_of_meaningless_numbers() {
+        let mut a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[2, 2]]);
+        a.layout.as_mut().unwrap().tiles[0].dims[1] = TileDim::Combine;
+        let e = a.byte_size().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CombinedDimension);
+        assert_eq!(e.path().unwrap().location, Location::TileDim { tile: 0, dim: 1 });
+        assert_eq!(a.byte_size_of(), Ok(60)); // ByteSizeOf ignores tiles
+
+        let a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[0, 2]]);
+        assert_eq!(a.byte_size().unwrap_err().kind(), ErrorKind::InvalidTileDimension);
+        let a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[]]);
+        assert_eq!(a.byte_size().unwrap_err().kind(), ErrorKind::EmptyTile);
+        for (m2m, kind) in [
+            (&[1, 1][..], ErrorKind::MinorToMajorDuplicate),
+            (&[2, 0][..], ErrorKind::MinorToMajorOutOfBounds),
+            (&[0][..], ErrorKind::LayoutRank),
+        ] {
+            let a = tiled(PrimitiveType::F32, &[3, 5], m2m, &[&[2, 2]]);
+            assert_eq!(a.byte_size().unwrap_err().kind(), kind);
+        }
+        let mut a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[2, 2]]);
+        a.layout.as_mut().unwrap().tail_padding_alignment_in_elements = 0;
+        assert_eq!(a.byte_size().unwrap_err().kind(), ErrorKind::TailPaddingAlignment);
+        a.layout.as_mut().unwrap().tail_padding_alignment_in_elements = 1;
+        a.layout.as_mut().unwrap().element_size_in_bits = -4;
+        assert_eq!(a.byte_size().unwrap_err().kind(), ErrorKind::NegativeElementSize);
+        assert_eq!(a.byte_size_of().unwrap_err().kind(), ErrorKind::NegativeElementSize);
+        let mut a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[2, 2]]);
+        a.layout.as_mut().unwrap().split_configs =
+            vec![SplitConfig { dimension: 2, split_indices: vec![1] }];
+        assert_eq!(a.byte_size().unwrap_err().kind(), ErrorKind::SplitConfigDimension);
+
+        let mut a = ArrayShape::new(PrimitiveType::F32, [3, 5]);
+        a.dims[1] = Dim::Unbounded;
+        for r in [a.byte_size(), a.byte_size_of(), a.element_count()] {
+            let e = r.unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::NotStaticArray);
+            assert_eq!(e.path().unwrap().location, Location::Dim(1));
+        }
+        a.dims[1] = Dim::Bounded(5);
+        assert_eq!(a.byte_size(), Ok(60));
+
+        let t = ArrayShape::new(PrimitiveType::Token, [2]);
+        assert_eq!(t.byte_size().unwrap_err().kind(), ErrorKind::ElementType);
+        assert_eq!(t.byte_size_of().unwrap_err().kind(), ErrorKind::ElementType);
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        let a = ArrayShape::new(PrimitiveType::F32, [1 << 62]);
+        assert_eq!(a.element_count(), Ok(1 << 62));
+        assert_eq!(a.byte_size_of().unwrap_err().kind(), ErrorKind::SizeOverflow);
+        let a = ArrayShape::new(PrimitiveType::S8, [1 << 62, 4]);
+        assert_eq!(a.element_count().unwrap_err().kind(), ErrorKind::SizeOverflow);
+        let a = tiled(PrimitiveType::S8, &[(1 << 62) + 1], &[0], &[&[1 << 62]]);
+        assert_eq!(a.byte_size().unwrap_err().kind(), ErrorKind::SizeOverflow);
+        let a = tiled(PrimitiveType::S8, &[3], &[0], &[&[u64::MAX]]);
+        assert_eq!(a.byte_size().unwrap_err().kind(), ErrorKind::InvalidTileDimension);
+        // Packed bits beyond u64 but bytes within int64.
+        let mut a = ArrayShape::new(PrimitiveType::S4, [1 << 62]);
+        a.layout.as_mut().unwrap().element_size_in_bits = 8;
+        assert_eq!(a.byte_size_of(), Ok(1 << 62));
+    }
+
+    #[test]
+    fn shape_wrappers() {
+        let tuple = Shape::Tuple(vec![Shape::Token, Shape::Opaque, Shape::Tuple(vec![])]);
+        assert_eq!(tuple.byte_size_of(8), Ok(24));
+        assert_eq!(Shape::Token.byte_size_of(8), Ok(0));
+        assert_eq!(Shape::Opaque.byte_size_of(4), Ok(4));
+        let buffer = Shape::Buffer(ArrayShape::new(PrimitiveType::F32, [2]));
+        for s in [tuple, Shape::Token, Shape::Opaque, buffer.clone()] {
+            assert_eq!(s.byte_size().unwrap_err().kind(), ErrorKind::NotStaticArray);
+        }
+        assert_eq!(buffer.byte_size_of(8).unwrap_err().kind(), ErrorKind::NotStaticArray);
+        let a = Shape::Array(ArrayShape::new(PrimitiveType::C64, [3]));
+        assert_eq!((a.byte_size(), a.byte_size_of(8)), (Ok(24), Ok(24)));
+    }
+}

@@ -1,0 +1,813 @@
+//! The verifier: `ShapeUtil::ValidateShape` (`xla/shape_util.cc`) and
+//! `LayoutUtil::ValidateLayoutForShape` (`xla/layout_util.cc`), check for check and in XLA's
+//! order, so that the first error reported is the one XLA reports.
+//!
+//! Messages begin with XLA's own wording (so they can be looked up in XLA's sources) and go on
+//! to say, in plain words, which part is wrong and why. Every error carries a [`Path`] to the
+//! most specific part of the shape, which the parser turns into a byte range.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::{ArrayShape, Error, ErrorKind, Layout, Location, Path, Shape, TileDim};
+
+impl Shape {
+    /// `ShapeUtil::ValidateShape`: `Ok` exactly when XLA accepts the shape; otherwise the
+    /// first error in XLA's order of checks.
+    ///
+    /// The order is XLA's: for each array (tuples in element order, depth first) the element
+    /// type and the int64 size limit first, then the layout: minor_to_major length, range and
+    /// uniqueness, `L`, `#`, `*`, the tiles (in order, entries left to right), `E`, and the
+    /// split configs. A shape without a layout is valid as far as the layout goes.
+    ///
+    /// ```
+    /// use layout_runtime::{ErrorKind, Location, Shape};
+    ///
+    /// // The parser accepts a zero tile entry and a negative `E`; the verifier does not,
+    /// // and reports the tile first, as XLA does.
+    /// let s = Shape::parse_unvalidated("f32[3,5]{1,0:T(0)E(-1)}")?;
+    /// let err = s.validate().unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidTileDimension);
+    /// assert_eq!(err.path().unwrap().location, Location::TileDim { tile: 0, dim: 0 });
+    /// assert!(err.message().starts_with("layout has invalid tiles"));
+    ///
+    /// assert!(Shape::parse_unvalidated("f32[3,5]{0,1:T(8,128)}")?.validate().is_ok());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        let mut sink = Sink { errors: Vec::new(), all: false };
+        validate_shape(self, &mut Vec::new(), &mut sink);
+        match sink.errors.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Every error the verifier can find, XLA's first one first (the one [`Shape::validate`]
+    /// returns). Checks go on after an error wherever the later checks still mean something:
+    /// every zero tile entry, every bad split config and every bad array of a tuple is
+    /// reported. Empty exactly when the shape is valid.
+    ///
+    /// ```
+    /// use layout_runtime::{ErrorKind, Location, Shape};
+    ///
+    /// let s = Shape::parse_unvalidated("f32[3,5]{1,0:T(0,2)(0)E(-1)}")?;
+    /// let errors = s.validate_all();
+    /// let kinds: Vec<_> = errors.iter().map(|e| e.kind()).collect();
+    /// assert_eq!(
+    ///     kinds,
+    ///     [
+    ///         ErrorKind::InvalidTileDimension, // tile 0, entry 0
+    ///         ErrorKind::InvalidTileDimension, // tile 1, entry 0
+    ///         ErrorKind::NegativeElementSize,
+    ///     ]
+    /// );
+    /// assert_eq!(errors[1].path().unwrap().location, Location::TileDim { tile: 1, dim: 0 });
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn validate_all(&self) -> Vec<Error> {
+        let mut sink = Sink { errors: Vec::new(), all: true };
+        validate_shape(self, &mut Vec::new(), &mut sink);
+        sink.errors
+    }
+}
+
+/// Collects errors; in first-error mode it tells the checks to stop after the first one.
+struct Sink {
+    errors: Vec<Error>,
+    all: bool,
+}
+
+impl Sink {
+    /// Whether no further checks are wanted.
+    fn done(&self) -> bool {
+        !self.all && !self.errors.is_empty()
+    }
+
+    fn push(&mut self, indices: &[usize], location: Location, kind: ErrorKind, message: String) {
+        let path = Path { tuple_indices: indices.to_vec(), location };
+        self.errors.push(Error::new(kind, message).with_path(path));
+    }
+}
+
+fn validate_shape(shape: &Shape, indices: &mut Vec<usize>, sink: &mut Sink) {
+    match shape {
+        Shape::Array(a) | Shape::Buffer(a) => validate_array(a, indices, sink),
+        Shape::Tuple(elements) => {
+            for (i, element) in elements.iter().enumerate() {
+                if sink.done() {
+                    return;
+                }
+                indices.push(i);
+                validate_shape(element, indices, sink);
+                indices.pop();
+            }
+        }
+        Shape::Token | Shape::Opaque => {}
+    }
+}
+
+/// `ShapeUtil::HumanString`: the shape without its layout, as XLA puts it in messages.
+fn human(a: &ArrayShape) -> String {
+    let dims: Vec<String> = a.dims.iter().map(|d| format!("{d}")).collect();
+    format!("{}[{}]", a.element_type, dims.join(","))
+}
+
+/// `{1, 1}`: a list as XLA's `absl::StrJoin(..., ", ")` inside braces prints it.
+fn braced(values: &[i64]) -> String {
+    let items: Vec<String> = values.iter().map(|v| format!("{v}")).collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+fn validate_array(a: &ArrayShape, at: &[usize], sink: &mut Sink) {
+    // ValidateNonLayoutProperties: the element type, then the int64 size limit.
+    if !a.element_type.is_array_type() {
+        sink.push(
+            at,
+            Location::ElementType,
+            ErrorKind::ElementType,
+            format!(
+                "shape has invalid element type: `{}` is not an array element type \
+                 (only tuples, `token[]`, `opaque[]` and `b(...)` use it)",
+                a.element_type
+            ),
+        );
+        if sink.done() {
+            return;
+        }
+    }
+    check_size(a, at, sink);
+    if sink.done() {
+        return;
+    }
+    if let Some(layout) = &a.layout {
+        validate_layout(a, layout, at, sink);
+    }
+}
+
+/// `ValidateShapeSize`: the product of the bounded dimensions times the byte width of the
+/// element type must fit in int64 (`E(n)` is not looked at; `?` dimensions are skipped).
+fn check_size(a: &ArrayShape, at: &[usize], sink: &mut Sink) {
+    let limit = i64::MAX as u64;
+    let overflow = |sink: &mut Sink, location: Location, why: String| {
+        sink.push(
+            at,
+            location,
+            ErrorKind::ShapeTooLarge,
+            format!("Shape {} size may overflow int64_t. ({why})", human(a)),
+        );
+    };
+    let mut count: u64 = 1;
+    for (i, dim) in a.dims.iter().enumerate() {
+        let Some(n) = dim.bound() else { continue };
+        // A size beyond int64 is not even an XLA dimension: too large whatever the others.
+        match count.checked_mul(n).filter(|&c| c <= limit && n <= limit) {
+            Some(c) => count = c,
+            None => {
+                let why = format!(
+                    "the element count reaches beyond 2^63-1 at dimension {i}, of size {n}"
+                );
+                return overflow(sink, Location::Dim(i), why);
+            }
+        }
+    }
+    let width = u64::from(a.element_type.byte_width());
+    if count.checked_mul(width).filter(|&b| b <= limit).is_none() {
+        let why = format!("{count} elements of {width} bytes each are more than 2^63-1 bytes");
+        overflow(sink, Location::Shape, why);
+    }
+}
+
+/// `LayoutUtil::ValidateLayoutForShape`, checks 1 to 10 of the spec (§4.3) in order.
+fn validate_layout(a: &ArrayShape, layout: &Layout, at: &[usize], sink: &mut Sink) {
+    let rank = a.rank();
+    let shape = human(a);
+    let m2m = &layout.minor_to_major;
+
+    // 1. minor_to_major length = rank.
+    if m2m.len() != rank {
+        sink.push(
+            at,
+            Location::Layout,
+            ErrorKind::LayoutRank,
+            format!(
+                "layout minor_to_major field contains {} elements, but shape is rank {}: {}; \
+                 shape: {shape} (the layout must list each dimension once)",
+                m2m.len(),
+                rank,
+                braced(m2m)
+            ),
+        );
+        if sink.done() {
+            return;
+        }
+    }
+
+    // 2. every entry in [0, rank).
+    let in_range = |v: i64| usize::try_from(v).is_ok_and(|v| v < rank);
+    for (i, &v) in m2m.iter().enumerate() {
+        if !in_range(v) {
+            sink.push(
+                at,
+                Location::MinorToMajor(i),
+                ErrorKind::MinorToMajorOutOfBounds,
+                format!(
+                    "layout minor_to_major field has out-of-bounds value: {}; shape: {shape} \
+                     (entry {i} is {v}, but dimension numbers of a rank-{rank} shape run \
+                     from 0 to {})",
+                    braced(m2m),
+                    rank as i64 - 1
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+        }
+    }
+
+    // 3. no entry twice (among the entries that are in range).
+    for (i, &v) in m2m.iter().enumerate() {
+        if in_range(v) && m2m[..i].contains(&v) {
+            sink.push(
+                at,
+                Location::MinorToMajor(i),
+                ErrorKind::MinorToMajorDuplicate,
+                format!(
+                    "layout minor_to_major field has duplicate values: {}; shape: {shape} \
+                     (dimension {v} appears twice; minor_to_major must name each dimension \
+                     exactly once)",
+                    braced(m2m)
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+        }
+    }
+    let permutation = m2m.len() == rank
+        && m2m.iter().enumerate().all(|(i, &v)| in_range(v) && !m2m[..i].contains(&v));
+
+    // 4. L >= 1.
+    let l = layout.tail_padding_alignment_in_elements;
+    if l <= 0 {
+        sink.push(
+            at,
+            Location::TailPadding,
+            ErrorKind::TailPaddingAlignment,
+            format!(
+                "layout tail_padding_alignment_in_elements field is <= 0: {l}; shape: {shape} \
+                 (`L(n)` needs n >= 1)"
+            ),
+        );
+        if sink.done() {
+            return;
+        }
+    }
+
+    // 5, 6. No sparse-array type fields on a dense array.
+    if let Some(t) = layout.index_primitive_type {
+        sink.push(
+            at,
+            Location::IndexType,
+            ErrorKind::IndexPrimitiveType,
+            format!(
+                "layout has a index_primitive_type, but is not a sparse array: {shape} \
+                 (`#({t})` is a legacy sparse-array field)"
+            ),
+        );
+        if sink.done() {
+            return;
+        }
+    }
+    if let Some(t) = layout.pointer_primitive_type {
+        sink.push(
+            at,
+            Location::PointerType,
+            ErrorKind::PointerPrimitiveType,
+            format!(
+                "layout has a pointer_primitive_type, but is not a sparse array: {shape} \
+                 (`*({t})` is a legacy sparse-array field)"
+            ),
+        );
+        if sink.done() {
+            return;
+        }
+    }
+
+    // 7. (physical shape: the model has no such field.)
+
+    // 8. Tiles: each non-empty, each entry positive or `*`; in order, left to right.
+    for (t, tile) in layout.tiles.iter().enumerate() {
+        if tile.dims.is_empty() {
+            sink.push(
+                at,
+                Location::Tile(t),
+                ErrorKind::EmptyTile,
+                format!(
+                    "layout has invalid tiles: {shape} (tile {t} is empty `()`; a tile has \
+                     at least one entry)"
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+            continue;
+        }
+        for (d, entry) in tile.dims.iter().enumerate() {
+            let value = match *entry {
+                TileDim::Combine => continue,
+                TileDim::Size(n) if n > 0 && n <= i64::MAX as u64 => continue,
+                TileDim::Size(n) => n,
+            };
+            let why = if value == 0 {
+                String::from("a tile entry is a positive size or `*`")
+            } else {
+                String::from("it does not fit in int64")
+            };
+            sink.push(
+                at,
+                Location::TileDim { tile: t, dim: d },
+                ErrorKind::InvalidTileDimension,
+                format!(
+                    "layout has invalid tiles: tile dimension {value} must be positive or \
+                     kCombineDimension: {shape} (entry {d} of tile {t} is {value}; {why})"
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+        }
+    }
+
+    // 9. E >= 0.
+    let e = layout.element_size_in_bits;
+    if e < 0 {
+        sink.push(
+            at,
+            Location::ElementSize,
+            ErrorKind::NegativeElementSize,
+            format!(
+                "layout element_size_in_bits field is negative: {e}; shape: {shape} \
+                 (`E(n)` needs n >= 0; 0 means the type's own width)"
+            ),
+        );
+        if sink.done() {
+            return;
+        }
+    }
+
+    // 10. Split configs, each on a physical dimension (0 = most major).
+    let mut seen: Vec<i64> = Vec::new();
+    for (s, config) in layout.split_configs.iter().enumerate() {
+        let dim = config.dimension;
+        let physical = usize::try_from(dim).ok().filter(|&d| d < rank);
+        let Some(physical) = physical else {
+            sink.push(
+                at,
+                Location::SplitDim(s),
+                ErrorKind::SplitConfigDimension,
+                format!(
+                    "split config has out-of-bounds physical dimension: {dim}; shape: {shape} \
+                     (physical dimensions of a rank-{rank} shape run from 0, the most major, \
+                     to {})",
+                    rank as i64 - 1
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+            continue;
+        };
+        if seen.contains(&dim) {
+            sink.push(
+                at,
+                Location::SplitDim(s),
+                ErrorKind::SplitConfigDuplicate,
+                format!(
+                    "split config has duplicate physical dimension: {dim}; shape: {shape} \
+                     (split config {s} names a dimension an earlier one already splits)"
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+            continue;
+        }
+        seen.push(dim);
+        let indices = &config.split_indices;
+        let mut previous = 0;
+        let bad = indices.iter().position(|&i| {
+            let ok = i > previous;
+            previous = i;
+            !ok
+        });
+        if let Some(k) = bad {
+            sink.push(
+                at,
+                Location::SplitIndex { split: s, index: k },
+                ErrorKind::SplitConfigIndices,
+                format!(
+                    "split config split indices must be strictly increasing and positive: {}; \
+                     shape: {shape} (index {k} of split config {s} is {}{})",
+                    braced(indices),
+                    indices[k],
+                    if k == 0 { String::new() } else { format!(", after {}", indices[k - 1]) }
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+            continue;
+        }
+        // The size of the physical dimension; only meaningful when minor_to_major is a
+        // permutation (otherwise an earlier check has failed already).
+        if !permutation {
+            continue;
+        }
+        let logical = m2m[rank - 1 - physical] as usize;
+        // An unbounded `?` dimension has XLA's size -2^63, below every split index.
+        let size = a.dims[logical].bound();
+        let fits = |i: i64| size.is_some_and(|size| (i as u64) < size);
+        if let Some(k) = indices.iter().position(|&i| !fits(i)) {
+            let (xla_size, plain) = match size {
+                Some(n) => (format!("{n}"), format!("of size {n}")),
+                None => {
+                    (format!("{}", i64::MIN), String::from("unbounded `?`, which cannot be split"))
+                }
+            };
+            sink.push(
+                at,
+                Location::SplitIndex { split: s, index: k },
+                ErrorKind::SplitConfigIndexOutOfBounds,
+                format!(
+                    "split config split index is out of bounds: {} (dim size {xla_size}); \
+                     shape: {shape} (physical dimension {dim} is logical dimension {logical}, \
+                     {plain}; split indices must be below its size)",
+                    indices[k]
+                ),
+            );
+            if sink.done() {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Dim, PrimitiveType, SplitConfig, Tile};
+    use alloc::vec;
+
+    fn array(dims: &[u64], m2m: &[i64]) -> ArrayShape {
+        ArrayShape::new(PrimitiveType::F32, dims.iter().copied())
+            .with_layout(Layout::new(m2m.iter().copied()))
+    }
+
+    fn layout_mut(a: &mut ArrayShape) -> &mut Layout {
+        a.layout.as_mut().unwrap()
+    }
+
+    fn first(a: ArrayShape) -> Error {
+        Shape::Array(a).validate().unwrap_err()
+    }
+
+    fn loc(e: &Error) -> Location {
+        e.path().unwrap().location
+    }
+
+    #[test]
+    fn default_shapes_are_valid() {
+        assert_eq!(Shape::Array(array(&[3, 5], &[1, 0])).validate(), Ok(()));
+        assert_eq!(Shape::Array(array(&[], &[])).validate(), Ok(()));
+        assert_eq!(Shape::Token.validate(), Ok(()));
+        assert_eq!(Shape::Opaque.validate(), Ok(()));
+        assert_eq!(Shape::Tuple(vec![]).validate(), Ok(()));
+        assert!(Shape::Tuple(vec![]).validate_all().is_empty());
+    }
+
+    #[test]
+    fn no_layout_is_valid() {
+        let mut a = array(&[3, 5], &[1, 1]);
+        a.layout = None;
+        assert_eq!(Shape::Array(a).validate(), Ok(()));
+    }
+
+    #[test]
+    fn check_order_tiles_before_element_size() {
+        let mut a = array(&[3, 5], &[1, 0]);
+        layout_mut(&mut a).tiles.push(Tile::new([0]));
+        layout_mut(&mut a).element_size_in_bits = -1;
+        let e = first(a.clone());
+        assert_eq!(e.kind(), ErrorKind::InvalidTileDimension);
+        assert_eq!(loc(&e), Location::TileDim { tile: 0, dim: 0 });
+        assert!(e.message().contains(
+            "layout has invalid tiles: tile dimension 0 must be positive or kCombineDimension: \
+             f32[3,5]"
+        ));
+        let all = Shape::Array(a).validate_all();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[1].kind(), ErrorKind::NegativeElementSize);
+        assert_eq!(loc(&all[1]), Location::ElementSize);
+    }
+
+    #[test]
+    fn check_order_minor_to_major_first() {
+        let mut a = array(&[3, 5], &[1, 1]);
+        layout_mut(&mut a).tiles.push(Tile::new([0]));
+        let e = first(a);
+        assert_eq!(e.kind(), ErrorKind::MinorToMajorDuplicate);
+        assert_eq!(loc(&e), Location::MinorToMajor(1));
+        assert!(e.message().starts_with(
+            "layout minor_to_major field has duplicate values: {1, 1}; shape: f32[3,5]"
+        ));
+        assert!(e.message().contains("dimension 1 appears twice"));
+    }
+
+    #[test]
+    fn check_order_index_type_before_tiles_and_pointer_type() {
+        let mut a = array(&[3, 5], &[1, 0]);
+        layout_mut(&mut a).tiles.push(Tile::new([0]));
+        layout_mut(&mut a).index_primitive_type = Some(PrimitiveType::U32);
+        layout_mut(&mut a).pointer_primitive_type = Some(PrimitiveType::U8);
+        let all = Shape::Array(a).validate_all();
+        let kinds: Vec<_> = all.iter().map(|e| e.kind()).collect();
+        assert_eq!(
+            kinds,
+            [
+                ErrorKind::IndexPrimitiveType,
+                ErrorKind::PointerPrimitiveType,
+                ErrorKind::InvalidTileDimension
+            ]
+        );
+        assert_eq!(loc(&all[0]), Location::IndexType);
+        assert_eq!(loc(&all[1]), Location::PointerType);
+    }
+
+    #[test]
+    fn minor_to_major_length_is_checked_on_model_values() {
+        let e = first(array(&[3, 5], &[0]));
+        assert_eq!(e.kind(), ErrorKind::LayoutRank);
+        assert_eq!(loc(&e), Location::Layout);
+        let e = first(array(&[3, 5], &[2, 1, 0]));
+        assert_eq!(e.kind(), ErrorKind::LayoutRank);
+        // validate_all goes on: 2 is out of range for rank 2.
+        let all = Shape::Array(array(&[3, 5], &[2, 1, 0])).validate_all();
+        assert_eq!(all[1].kind(), ErrorKind::MinorToMajorOutOfBounds);
+        assert_eq!(loc(&all[1]), Location::MinorToMajor(0));
+    }
+
+    #[test]
+    fn minor_to_major_out_of_bounds() {
+        let e = first(array(&[3, 5], &[-1, 0]));
+        assert_eq!(e.kind(), ErrorKind::MinorToMajorOutOfBounds);
+        assert_eq!(loc(&e), Location::MinorToMajor(0));
+        assert!(e.message().contains(
+            "layout minor_to_major field has out-of-bounds value: {-1, 0}; shape: f32[3,5]"
+        ));
+        let e = first(array(&[3, 5], &[1, 2]));
+        assert_eq!(loc(&e), Location::MinorToMajor(1));
+    }
+
+    #[test]
+    fn tail_padding_zero_is_rejected_on_model_values() {
+        let mut a = array(&[3, 5], &[1, 0]);
+        layout_mut(&mut a).tail_padding_alignment_in_elements = 0;
+        let e = first(a);
+        assert_eq!(e.kind(), ErrorKind::TailPaddingAlignment);
+        assert_eq!(loc(&e), Location::TailPadding);
+        assert!(e.message().contains("layout tail_padding_alignment_in_elements field is <= 0"));
+    }
+
+    #[test]
+    fn token_element_type_in_an_array() {
+        let a = ArrayShape::new(PrimitiveType::Token, [2]);
+        let e = first(a);
+        assert_eq!(e.kind(), ErrorKind::ElementType);
+        assert_eq!(loc(&e), Location::ElementType);
+        let t = ArrayShape::new(PrimitiveType::Tuple, []);
+        assert_eq!(first(t).kind(), ErrorKind::ElementType);
+    }
+
+    #[test]
+    fn empty_tile_and_every_zero_entry() {
+        let mut a = array(&[3, 5], &[1, 0]);
+        layout_mut(&mut a).tiles =
+            vec![Tile::default(), Tile::new([0, 2, 0]), Tile { dims: vec![TileDim::Combine] }];
+        let all = Shape::Array(a).validate_all();
+        let locs: Vec<_> = all.iter().map(loc).collect();
+        assert_eq!(
+            locs,
+            [
+                Location::Tile(0),
+                Location::TileDim { tile: 1, dim: 0 },
+                Location::TileDim { tile: 1, dim: 2 }
+            ]
+        );
+        assert_eq!(all[0].kind(), ErrorKind::EmptyTile);
+        assert!(all[0].message().starts_with("layout has invalid tiles: f32[3,5]"));
+    }
+
+    #[test]
+    fn tile_entry_beyond_int64_is_invalid() {
+        let mut a = array(&[3, 5], &[1, 0]);
+        layout_mut(&mut a).tiles = vec![Tile::new([1 << 63])];
+        assert_eq!(first(a).kind(), ErrorKind::InvalidTileDimension);
+    }
+
+    #[test]
+    fn size_overflow() {
+        let ok = ArrayShape::new(PrimitiveType::F32, [2305843009213693951]);
+        assert_eq!(Shape::Array(ok).validate(), Ok(()));
+        let e = first(ArrayShape::new(PrimitiveType::F32, [2305843009213693952]));
+        assert_eq!(e.kind(), ErrorKind::ShapeTooLarge);
+        assert_eq!(loc(&e), Location::Shape);
+        assert!(e
+            .message()
+            .starts_with("Shape f32[2305843009213693952] size may overflow int64_t."));
+        let e = first(ArrayShape::new(PrimitiveType::S8, [1 << 32, 1 << 32]));
+        assert_eq!(loc(&e), Location::Dim(1));
+        // E is ignored; `?` is skipped; a zero dimension makes any later one fit, as in XLA,
+        // but a size beyond int64 is never an XLA dimension.
+        let mut a = ArrayShape::new(PrimitiveType::F32, [2305843009213693951]);
+        layout_mut(&mut a).element_size_in_bits = 1;
+        assert_eq!(Shape::Array(a).validate(), Ok(()));
+        let mut a = ArrayShape::new(PrimitiveType::F32, [4, 4]);
+        a.dims[0] = Dim::Unbounded;
+        assert_eq!(Shape::Array(a).validate(), Ok(()));
+        let e = first(ArrayShape::new(PrimitiveType::F32, [u64::MAX]));
+        assert_eq!(loc(&e), Location::Dim(0));
+        let ok = ArrayShape::new(PrimitiveType::F32, [0, i64::MAX as u64]);
+        assert_eq!(Shape::Array(ok).validate(), Ok(()));
+        let e = first(ArrayShape::new(PrimitiveType::F32, [0, 1 << 63]));
+        assert_eq!(loc(&e), Location::Dim(1));
+    }
+
+    #[test]
+    fn split_configs_use_the_physical_dimension() {
+        // physical 0 of {0,1} is logical 1 (size 5): index 4 is in range.
+        let mut a = array(&[3, 5], &[0, 1]);
+        layout_mut(&mut a).split_configs =
+            vec![SplitConfig { dimension: 0, split_indices: vec![4] }];
+        assert_eq!(Shape::Array(a.clone()).validate(), Ok(()));
+        layout_mut(&mut a).split_configs[0].split_indices = vec![1, 5];
+        let e = first(a);
+        assert_eq!(e.kind(), ErrorKind::SplitConfigIndexOutOfBounds);
+        assert_eq!(loc(&e), Location::SplitIndex { split: 0, index: 1 });
+        assert!(e.message().contains("split config split index is out of bounds: 5 (dim size 5)"));
+    }
+
+    #[test]
+    fn split_of_an_unbounded_dimension_is_out_of_bounds() {
+        // XLA sizes `?` as -2^63, so every split index is beyond it; no indices is fine.
+        let mut a = array(&[3, 5], &[1, 0]);
+        a.dims[1] = Dim::Unbounded;
+        layout_mut(&mut a).split_configs =
+            vec![SplitConfig { dimension: 1, split_indices: vec![] }];
+        assert_eq!(Shape::Array(a.clone()).validate(), Ok(()));
+        layout_mut(&mut a).split_configs[0].split_indices = vec![2];
+        let e = first(a);
+        assert_eq!(e.kind(), ErrorKind::SplitConfigIndexOutOfBounds);
+        assert!(e.message().contains("(dim size -9223372036854775808)"));
+    }
+
+    #[test]
+    fn every_bad_split_config_is_reported() {
+        let mut a = array(&[3, 5], &[1, 0]);
+        layout_mut(&mut a).split_configs = vec![
+            SplitConfig { dimension: 5, split_indices: vec![1] },
+            SplitConfig { dimension: 0, split_indices: vec![2, 2] },
+            SplitConfig { dimension: 0, split_indices: vec![1] },
+            SplitConfig { dimension: 1, split_indices: vec![9] },
+        ];
+        let all = Shape::Array(a).validate_all();
+        let kinds: Vec<_> = all.iter().map(|e| e.kind()).collect();
+        assert_eq!(
+            kinds,
+            [
+                ErrorKind::SplitConfigDimension,
+                ErrorKind::SplitConfigIndices,
+                ErrorKind::SplitConfigDuplicate,
+                ErrorKind::SplitConfigIndexOutOfBounds
+            ]
+        );
+        let locs: Vec<_> = all.iter().map(loc).collect();
+        assert_eq!(
+            locs,
+            [
+                Location::SplitDim(0),
+                Location::SplitIndex { split: 1, index: 1 },
+                Location::SplitDim(2),
+                Location::SplitIndex { split: 3, index: 0 }
+            ]
+        );
+        assert!(all[1].message().contains(
+            "split config split indices must be strictly increasing and positive: {2, 2}"
+        ));
+    }
+
+    #[test]
+    fn split_check_does_not_index_with_a_broken_minor_to_major() {
+        for m2m in [vec![7, -3], vec![1, 1], vec![0], vec![]] {
+            let mut a = array(&[3, 5], &m2m);
+            layout_mut(&mut a).split_configs =
+                vec![SplitConfig { dimension: 1, split_indices: vec![100] }];
+            let all = Shape::Array(a).validate_all();
+            assert!(!all.is_empty());
+            assert!(all.iter().all(|e| e.kind() != ErrorKind::SplitConfigIndexOutOfBounds));
+        }
+    }
+
+    #[test]
+    fn tuple_paths_and_buffers() {
+        let bad = Shape::Array(array(&[3, 5], &[1, 1]));
+        let s = Shape::Tuple(vec![
+            Shape::Token,
+            Shape::Tuple(vec![Shape::Opaque, bad.clone()]),
+            Shape::Buffer(array(&[2], &[3])),
+        ]);
+        let e = s.validate().unwrap_err();
+        assert_eq!(e.path().unwrap().tuple_indices, [1, 1]);
+        let all = s.validate_all();
+        assert_eq!(all.len(), 2);
+        assert_eq!(
+            all[1].path(),
+            Some(&Path { tuple_indices: vec![2], location: Location::MinorToMajor(0) })
+        );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn dim() -> impl Strategy<Value = Dim> {
+            prop_oneof![
+                6 => (0u64..40).prop_map(Dim::Static),
+                1 => (0u64..40).prop_map(Dim::Bounded),
+                1 => Just(Dim::Unbounded),
+                1 => Just(Dim::Static(u64::MAX / 3)),
+            ]
+        }
+
+        fn tile_dim() -> impl Strategy<Value = TileDim> {
+            prop_oneof![
+                6 => (0u64..9).prop_map(TileDim::Size),
+                1 => Just(TileDim::Combine),
+                1 => Just(TileDim::Size(u64::MAX)),
+            ]
+        }
+
+        fn shape() -> impl Strategy<Value = ArrayShape> {
+            (
+                prop::collection::vec(dim(), 0..4),
+                prop::collection::vec(-1i64..5, 0..5),
+                prop::collection::vec(prop::collection::vec(tile_dim(), 0..4), 0..3),
+                -1i64..4,
+                -1i64..9,
+                prop::collection::vec((-1i64..4, prop::collection::vec(-1i64..40, 0..3)), 0..3),
+                any::<bool>(),
+            )
+                .prop_map(|(dims, m2m, tiles, l, e, splits, has_layout)| {
+                    let mut layout = Layout::new(m2m);
+                    layout.tiles = tiles.into_iter().map(|dims| Tile { dims }).collect();
+                    layout.tail_padding_alignment_in_elements = l;
+                    layout.element_size_in_bits = e;
+                    layout.split_configs = splits
+                        .into_iter()
+                        .map(|(dimension, split_indices)| SplitConfig { dimension, split_indices })
+                        .collect();
+                    ArrayShape {
+                        element_type: PrimitiveType::F32,
+                        dims,
+                        layout: has_layout.then_some(layout),
+                    }
+                })
+        }
+
+        proptest! {
+            #[test]
+            fn never_panics_and_first_error_agrees(a in shape()) {
+                let s = Shape::Tuple(vec![Shape::Token, Shape::Array(a.clone())]);
+                let all = s.validate_all();
+                prop_assert_eq!(s.validate().err(), all.first().cloned());
+                for e in &all {
+                    prop_assert_eq!(&e.path().unwrap().tuple_indices, &vec![1]);
+                }
+                let size = a.byte_size();
+                let _ = (a.byte_size_of(), a.element_count());
+                // A valid static shape without `*` in its first tile has an ArraySize (or
+                // one beyond int64).
+                let combines = a.layout.as_ref().and_then(|l| l.tiles.first())
+                    .is_some_and(|t| t.dims.contains(&TileDim::Combine));
+                let unbounded = a.dims.contains(&Dim::Unbounded);
+                if all.is_empty() && !combines && !unbounded {
+                    prop_assert!(
+                        size.is_ok() || size.as_ref().unwrap_err().kind() == ErrorKind::SizeOverflow,
+                        "{:?}", size
+                    );
+                }
+            }
+        }
+    }
+}
