@@ -37,6 +37,8 @@ mod plan;
 #[cfg(feature = "alloc")]
 mod print;
 #[cfg(feature = "alloc")]
+mod relayout;
+#[cfg(feature = "alloc")]
 mod shape;
 #[cfg(feature = "alloc")]
 mod size;
@@ -51,6 +53,8 @@ pub use error::{Error, ErrorKind, Location, Path};
 pub use parse::SourceMap;
 #[cfg(feature = "alloc")]
 pub use plan::{MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets, TileLevel};
+#[cfg(feature = "alloc")]
+pub use relayout::{relayout, RelayoutPlan};
 #[cfg(feature = "alloc")]
 pub use shape::{ArrayShape, Dim, Layout, Shape, SplitConfig, Tile, TileDim};
 #[cfg(feature = "alloc")]

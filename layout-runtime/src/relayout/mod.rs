@@ -1,0 +1,467 @@
+//! Converting whole buffers between two layouts of the same array: row-major to a device's
+//! tiled layout and back, transposes, one tiling to another, packed and unpacked sub-byte
+//! elements.
+//!
+//! Both layouts are decomposed into one set of strided loops (see `decompose`): each logical
+//! dimension becomes the digits its tiles cut it into, the two sides' digits are refined to
+//! common ones, and loops contiguous on both sides merge. The destination is walked in
+//! memory order; contiguous runs move with `copy_from_slice`, small inner transposes (the
+//! `(2,1)` row pairs of bf16, the `(4,1)` quads of 8-bit types, the `(8,1)` nibble groups of
+//! int4) with fixed-size interleaving kernels, larger ones in 8×8 tiles. Each dimension's
+//! range is cut into whole tiles and the partial tile at its edge, so no element pays a
+//! branch for the edge. Layouts that do not decompose that way go through a general
+//! element-by-element path that is exact for every valid layout.
+
+mod decompose;
+mod general;
+mod kernel;
+
+use alloc::format;
+use alloc::vec::Vec;
+
+use decompose::Block;
+use kernel::Packed;
+
+use crate::{ArrayShape, Error, ErrorKind, Plan, Shape};
+
+/// How a plan moves elements.
+#[derive(Clone, Debug)]
+enum Engine {
+    /// A dimension of size 0: no element, the destination is all padding.
+    Zero,
+    /// Strided blocks over whole elements of `size` bytes (1, 2, 4, 8 or 16; other sizes are
+    /// blocks of bytes with `size` 1).
+    /// `tail`: where the `L` tail starts, in those elements.
+    Bytes { size: usize, copies: Vec<Block>, zeros: Vec<Block>, tail: usize },
+    /// Strided blocks over packed 1-, 2- or 4-bit elements.
+    Packed { packed: Packed, copies: Vec<Block>, zeros: Vec<Block> },
+    /// Element by element (see `general`).
+    General,
+}
+
+/// A conversion between two layouts of the same array, checked and precomputed once, to run
+/// on any number of buffer pairs.
+///
+/// The source and destination are array shapes with the same element type and the same
+/// dimension sizes (a `<=N` dimension counts as `N`), and any valid layouts: tiled or not,
+/// any physical order, different tiles, `*` merges, `L(n)` tail padding, `E(n)` packing on
+/// either side. Buffers hold the whole nested grid: their lengths must equal
+/// [`RelayoutPlan::src_len`] and [`RelayoutPlan::dst_len`] ([`Plan::byte_len`] of each
+/// side), exactly.
+///
+/// [`RelayoutPlan::run`] copies every logical element and writes zero bits to every other
+/// bit of the destination: padding inside and around tiles, the `L` tail, the unused bits of
+/// a partly used last byte. When the two sides store elements in different widths
+/// (`s4` in bytes and `s4` with `E(4)`), an element keeps its low bits when narrowed and
+/// gets zero high bits when widened, as XLA's `PackIntN` / `UnpackIntN` do.
+///
+/// The tiled-layout document's example: row-major `f32[3,5]` to `{1,0:T(2,2)}`.
+///
+/// ```
+/// use layout_runtime::{RelayoutPlan, Shape};
+///
+/// let from: Shape = "f32[3,5]{1,0}".parse()?;
+/// let to: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let plan = RelayoutPlan::new(from.as_array().unwrap(), to.as_array().unwrap())?;
+/// assert_eq!((plan.src_len(), plan.dst_len()), (60, 96));
+///
+/// let src: Vec<f32> = (0..15).map(|i| i as f32).collect(); // element (r, c) holds 5r + c
+/// let mut dst = vec![f32::NAN; 24];
+/// plan.run_typed(&src, &mut dst)?;
+/// assert_eq!(dst[17], 13.0); // element (2, 3)
+/// assert_eq!(dst[9], 0.0); // padding below row 2
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct RelayoutPlan {
+    from: Plan,
+    to: Plan,
+    engine: Engine,
+}
+
+fn shape_error(kind: ErrorKind, message: alloc::string::String) -> Error {
+    Error::new(kind, message)
+}
+
+impl RelayoutPlan {
+    /// Checks the pair of shapes and precomputes the conversion.
+    ///
+    /// Errors: either shape without an index space (a non-array element type, an unbounded
+    /// `?` dimension: [`ErrorKind::NotStaticArray`]) or with an invalid layout (the errors of
+    /// [`Plan::new`]); different element types ([`ErrorKind::ElementType`]); different ranks
+    /// or dimension sizes ([`ErrorKind::ShapeMismatch`]); a buffer whose length in bits does
+    /// not fit in `usize` ([`ErrorKind::SizeOverflow`]).
+    ///
+    /// ```
+    /// use layout_runtime::{ErrorKind, RelayoutPlan, Shape};
+    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// let plan = RelayoutPlan::new(&a("bf16[16,256]{1,0}"), &a("bf16[16,256]{1,0:T(8,128)(2,1)}"))?;
+    /// assert_eq!(plan.dst_len(), 8192);
+    /// let err = RelayoutPlan::new(&a("f32[4,4]"), &a("f32[4,5]")).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn new(from: &ArrayShape, to: &ArrayShape) -> Result<RelayoutPlan, Error> {
+        if from.element_type != to.element_type {
+            return Err(shape_error(
+                ErrorKind::ElementType,
+                format!(
+                    "relayout needs the same element type on both sides, not `{}` and `{}`",
+                    from.element_type, to.element_type
+                ),
+            ));
+        }
+        let (from, to) = (Plan::new(from)?, Plan::new(to)?);
+        if from.dims() != to.dims() {
+            return Err(shape_error(
+                ErrorKind::ShapeMismatch,
+                format!(
+                    "relayout needs the same dimensions on both sides, not {:?} and {:?}",
+                    from.dims(),
+                    to.dims()
+                ),
+            ));
+        }
+        for plan in [&from, &to] {
+            if plan.byte_len().checked_mul(8).is_none() {
+                return Err(shape_error(
+                    ErrorKind::SizeOverflow,
+                    format!(
+                        "a buffer of {} bytes has more bits than usize can count",
+                        plan.byte_len()
+                    ),
+                ));
+            }
+        }
+        let engine = Self::engine(&from, &to);
+        Ok(RelayoutPlan { from, to, engine })
+    }
+
+    fn engine(from: &Plan, to: &Plan) -> Engine {
+        if from.dims().contains(&0) {
+            return Engine::Zero;
+        }
+        let bits = from.element_bits();
+        if bits != to.element_bits() {
+            return Engine::General;
+        }
+        if matches!(bits, 1 | 2 | 4) {
+            return match decompose::blocks(from, to, 1) {
+                Some((copies, zeros)) => Engine::Packed { packed: Packed { bits }, copies, zeros },
+                None => Engine::General,
+            };
+        }
+        if bits % 8 != 0 {
+            return Engine::General;
+        }
+        let size = bits / 8;
+        let (size, scale) = if matches!(size, 1 | 2 | 4 | 8 | 16) { (size, 1) } else { (1, size) };
+        match decompose::blocks(from, to, scale) {
+            Some((copies, zeros)) => {
+                Engine::Bytes { size, copies, zeros, tail: to.grid_len() * scale }
+            }
+            None => Engine::General,
+        }
+    }
+
+    /// The length the source buffer must have: the source layout's [`Plan::byte_len`].
+    ///
+    /// ```
+    /// use layout_runtime::{RelayoutPlan, Shape};
+    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// let plan = RelayoutPlan::new(&a("s4[3,5]{1,0:E(4)}"), &a("s4[3,5]{0,1}"))?;
+    /// assert_eq!((plan.src_len(), plan.dst_len()), (8, 15));
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn src_len(&self) -> usize {
+        self.from.byte_len()
+    }
+
+    /// The length the destination buffer must have: the destination layout's
+    /// [`Plan::byte_len`].
+    ///
+    /// ```
+    /// use layout_runtime::{RelayoutPlan, Shape};
+    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// let plan = RelayoutPlan::new(&a("f32[3]"), &a("f32[3]{0:T(4)L(8)}"))?;
+    /// assert_eq!(plan.dst_len(), 32);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn dst_len(&self) -> usize {
+        self.to.byte_len()
+    }
+
+    fn check(&self, src: usize, dst: usize) -> Result<(), Error> {
+        for (what, len, want) in
+            [("source", src, self.src_len()), ("destination", dst, self.dst_len())]
+        {
+            if len != want {
+                return Err(shape_error(
+                    ErrorKind::BufferLength,
+                    format!("the {what} buffer has {len} bytes; its layout needs exactly {want}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Converts `src` (in the source layout) into `dst` (in the destination layout), on the
+    /// calling thread; every byte of `dst` is written.
+    ///
+    /// Errors: a buffer whose length is not exactly [`RelayoutPlan::src_len`] or
+    /// [`RelayoutPlan::dst_len`] ([`ErrorKind::BufferLength`]); `dst` is then untouched.
+    ///
+    /// ```
+    /// use layout_runtime::{RelayoutPlan, Shape};
+    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// // A 2×3 transpose of bytes: {1,0} stores a b c d e f, {0,1} stores a d b e c f.
+    /// let plan = RelayoutPlan::new(&a("u8[2,3]{1,0}"), &a("u8[2,3]{0,1}"))?;
+    /// let mut dst = [0u8; 6];
+    /// plan.run(b"abcdef", &mut dst)?;
+    /// assert_eq!(&dst, b"adbecf");
+    /// assert!(plan.run(b"abcde", &mut dst).is_err());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+        self.check(src.len(), dst.len())?;
+        match &self.engine {
+            Engine::Zero => dst.fill(0),
+            Engine::General => general::copy(&self.from, &self.to, src, dst),
+            Engine::Bytes { size, copies, zeros, tail } => {
+                let tail = *tail;
+                match size {
+                    1 => bytes::<1>(src, dst, copies, zeros, tail, &mut sequential),
+                    2 => bytes::<2>(src, dst, copies, zeros, tail, &mut sequential),
+                    4 => bytes::<4>(src, dst, copies, zeros, tail, &mut sequential),
+                    8 => bytes::<8>(src, dst, copies, zeros, tail, &mut sequential),
+                    _ => bytes::<16>(src, dst, copies, zeros, tail, &mut sequential),
+                }
+            }
+            Engine::Packed { packed, copies, zeros } => {
+                for b in copies {
+                    packed.copy_block(src, dst, b, 0);
+                }
+                self.packed_padding(*packed, dst, zeros);
+            }
+        }
+        Ok(())
+    }
+
+    fn packed_padding(&self, packed: Packed, dst: &mut [u8], zeros: &[Block]) {
+        for b in zeros {
+            packed.zero_block(dst, b);
+        }
+        // The `L` tail and the unused bits of the last byte.
+        let grid = self.to.grid_len();
+        let total = dst.len() * (8 / packed.bits);
+        packed.fill_zero(dst, grid, total - grid);
+    }
+
+    /// [`RelayoutPlan::run`] over typed slices: `T` must be exactly as wide as the stored
+    /// elements on both sides (`f32` for `f32`, `u16` or `half::bf16` for `bf16`, `[f32; 2]`
+    /// for `c64`); lengths are counted in `T`s.
+    ///
+    /// Errors: `size_of::<T>() * 8` differs from either side's storage bits
+    /// ([`ErrorKind::ElementType`]: packed sub-byte layouts need [`RelayoutPlan::run`]);
+    /// lengths as [`RelayoutPlan::run`].
+    ///
+    /// ```
+    /// use layout_runtime::{RelayoutPlan, Shape};
+    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// let plan = RelayoutPlan::new(&a("u16[4,2]{1,0}"), &a("u16[4,2]{1,0:T(2,1)}"))?;
+    /// let mut dst = [0u16; 8];
+    /// plan.run_typed(&[0, 1, 10, 11, 20, 21, 30, 31], &mut dst)?;
+    /// assert_eq!(dst, [0, 10, 1, 11, 20, 30, 21, 31]);
+    /// assert!(plan.run_typed(&[0u8; 8], &mut [0u8; 8]).is_err()); // u8 is not 16 bits
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn run_typed<T: bytemuck::Pod>(&self, src: &[T], dst: &mut [T]) -> Result<(), Error> {
+        self.check_type::<T>()?;
+        self.run(bytemuck::cast_slice(src), bytemuck::cast_slice_mut(dst))
+    }
+
+    fn check_type<T>(&self) -> Result<(), Error> {
+        let bits = core::mem::size_of::<T>() * 8;
+        let (a, b) = (self.from.element_bits(), self.to.element_bits());
+        if bits != a || bits != b {
+            return Err(shape_error(
+                ErrorKind::ElementType,
+                format!(
+                    "a {bits}-bit slice element does not match the stored element widths \
+                     ({a} and {b} bits)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`RelayoutPlan::run`] on every core, with rayon (feature `rayon`). The destination is
+    /// cut into parts along the outermost loop of each large block, so threads write disjoint
+    /// slices; small blocks and the general path run on the calling thread.
+    ///
+    /// ```
+    /// use layout_runtime::{RelayoutPlan, Shape};
+    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// let plan = RelayoutPlan::new(&a("f32[512,512]{1,0}"), &a("f32[512,512]{1,0:T(8,128)}"))?;
+    /// let src: Vec<u8> = (0..plan.src_len()).map(|i| i as u8).collect();
+    /// let (mut one, mut all) = (vec![0; plan.dst_len()], vec![0; plan.dst_len()]);
+    /// plan.run(&src, &mut one)?;
+    /// plan.run_parallel(&src, &mut all)?;
+    /// assert_eq!(one, all);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn run_parallel(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+        self.check(src.len(), dst.len())?;
+        match &self.engine {
+            Engine::Bytes { size, copies, zeros, tail } => {
+                let tail = *tail;
+                match size {
+                    1 => bytes::<1>(src, dst, copies, zeros, tail, &mut parallel::copy),
+                    2 => bytes::<2>(src, dst, copies, zeros, tail, &mut parallel::copy),
+                    4 => bytes::<4>(src, dst, copies, zeros, tail, &mut parallel::copy),
+                    8 => bytes::<8>(src, dst, copies, zeros, tail, &mut parallel::copy),
+                    _ => bytes::<16>(src, dst, copies, zeros, tail, &mut parallel::copy),
+                }
+            }
+            Engine::Packed { packed, copies, zeros } => {
+                for b in copies {
+                    parallel::copy_packed(*packed, src, dst, b);
+                }
+                self.packed_padding(*packed, dst, zeros);
+            }
+            Engine::Zero | Engine::General => return self.run(src, dst),
+        }
+        Ok(())
+    }
+}
+
+/// Runs one copy block over whole elements.
+type CopyFn<'a, T> = dyn FnMut(&[T], &mut [T], &Block) + 'a;
+
+fn sequential<T: Copy>(src: &[T], dst: &mut [T], b: &Block) {
+    kernel::copy_block(src, dst, b, 0);
+}
+
+/// The strided path over elements of `E` bytes, viewed as `[u8; E]` (alignment 1, so any
+/// buffer qualifies).
+fn bytes<const E: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    copies: &[Block],
+    zeros: &[Block],
+    tail: usize,
+    copy: &mut CopyFn<'_, [u8; E]>,
+) where
+    [u8; E]: bytemuck::Pod,
+{
+    // Lengths were checked to be whole grids of E-byte elements, so the casts cannot fail.
+    let src: &[[u8; E]] = bytemuck::cast_slice(src);
+    let dst: &mut [[u8; E]] = bytemuck::cast_slice_mut(dst);
+    for b in copies {
+        copy(src, dst, b);
+    }
+    for b in zeros {
+        kernel::zero_block(dst, b, [0; E]);
+    }
+    dst[tail..].fill([0; E]);
+}
+
+#[cfg(feature = "rayon")]
+mod parallel {
+    use alloc::vec::Vec;
+
+    use rayon::prelude::*;
+
+    use super::decompose::Block;
+    use super::kernel::{self, Packed};
+
+    /// Blocks smaller than this many elements are not worth a fork.
+    const MIN_ELEMENTS: usize = 1 << 15;
+
+    /// Cuts `b` along its outermost loop into parts that own disjoint ranges of `dst`
+    /// (`unit` destination elements per slice element; `None` when a cut would fall
+    /// inside a slice element).
+    fn parts<'d, T>(
+        b: &Block,
+        dst: &'d mut [T],
+        unit: usize,
+    ) -> Option<Vec<(Block, &'d mut [T], usize)>> {
+        let m = *b.outer.first()?;
+        if !b.nested || b.len() < MIN_ELEMENTS || b.dst % unit != 0 || m.dst % unit != 0 {
+            return None;
+        }
+        let count = rayon::current_num_threads() * 4;
+        let step = m.extent.div_ceil(count).max(1);
+        let mut out = Vec::new();
+        let (mut rest, mut origin) = (dst, 0usize);
+        let mut lo = 0;
+        while lo < m.extent {
+            let hi = (lo + step).min(m.extent);
+            let mut part = b.clone();
+            part.outer[0].extent = hi - lo;
+            part.src += lo * m.src;
+            part.dst += lo * m.dst;
+            let end = if hi < m.extent { (b.dst + hi * m.dst) / unit } else { origin + rest.len() };
+            let (mine, more) = core::mem::take(&mut rest).split_at_mut(end - origin);
+            out.push((part, mine, origin * unit));
+            rest = more;
+            origin = end;
+            lo = hi;
+        }
+        Some(out)
+    }
+
+    pub(super) fn copy<T: Copy + Send + Sync>(src: &[T], dst: &mut [T], b: &Block) {
+        match parts(b, dst, 1) {
+            Some(parts) => parts
+                .into_par_iter()
+                .for_each(|(part, dst, origin)| kernel::copy_block(src, dst, &part, origin)),
+            None => kernel::copy_block(src, dst, b, 0),
+        }
+    }
+
+    pub(super) fn copy_packed(packed: Packed, src: &[u8], dst: &mut [u8], b: &Block) {
+        match parts(b, dst, 8 / packed.bits) {
+            Some(parts) => parts
+                .into_par_iter()
+                .for_each(|(part, dst, origin)| packed.copy_block(src, dst, &part, origin)),
+            None => packed.copy_block(src, dst, b, 0),
+        }
+    }
+}
+
+/// Converts a whole buffer from one layout of an array to another: see [`RelayoutPlan`],
+/// which this builds and runs once (build the plan yourself to convert many buffers).
+///
+/// Errors: shapes that are not arrays ([`ErrorKind::NotStaticArray`]) and every error of
+/// [`RelayoutPlan::new`] and [`RelayoutPlan::run`]; `dst` is untouched on error.
+///
+/// ```
+/// use layout_runtime::{relayout, Shape};
+/// let row_major: Shape = "f32[3,5]{1,0}".parse()?;
+/// let tiled: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let src: Vec<u8> = (0..15u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+/// let mut dst = vec![0xAA; 96];
+/// relayout(&src, &row_major, &mut dst, &tiled)?;
+/// assert_eq!(dst[17 * 4..18 * 4], 13f32.to_le_bytes()); // element (2, 3) at offset 17
+///
+/// let mut back = vec![0; 60];
+/// relayout(&dst, &tiled, &mut back, &row_major)?;
+/// assert_eq!(back, src);
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+pub fn relayout(src: &[u8], from: &Shape, dst: &mut [u8], to: &Shape) -> Result<(), Error> {
+    fn array<'s>(s: &'s Shape, side: &str) -> Result<&'s ArrayShape, Error> {
+        s.as_array().ok_or_else(|| {
+            shape_error(
+                ErrorKind::NotStaticArray,
+                format!("the {side} shape `{s}` is not an array shape"),
+            )
+        })
+    }
+    RelayoutPlan::new(array(from, "source")?, array(to, "destination")?)?.run(src, dst)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,225 @@
+//! Exact small cases, the choice of engine, and each kernel's edges against the general
+//! path. The property tests of the facade (`tests/relayout_props.rs`) cover random layouts.
+
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::*;
+
+fn array(text: &str) -> ArrayShape {
+    text.parse::<Shape>().unwrap().as_array().unwrap().clone()
+}
+
+fn plan(from: &str, to: &str) -> RelayoutPlan {
+    RelayoutPlan::new(&array(from), &array(to)).unwrap()
+}
+
+fn engine_name(p: &RelayoutPlan) -> &'static str {
+    match p.engine {
+        Engine::Zero => "zero",
+        Engine::Bytes { .. } => "bytes",
+        Engine::Packed { .. } => "packed",
+        Engine::General => "general",
+    }
+}
+
+/// The expected destination, element by element through both index maps, with zero
+/// padding: the definition the fast paths must meet.
+fn reference(p: &RelayoutPlan, src: &[u8]) -> Vec<u8> {
+    let mut dst = vec![0u8; p.dst_len()];
+    general::copy(&p.from, &p.to, src, &mut dst);
+    dst
+}
+
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Runs `p` on noise over a dirty destination and compares with the reference.
+fn check(p: &RelayoutPlan) {
+    let src = noise(p.src_len(), p.src_len() as u64 + 7);
+    let mut dst = vec![0xA5u8; p.dst_len()];
+    p.run(&src, &mut dst).unwrap();
+    assert_eq!(dst, reference(p, &src));
+    #[cfg(feature = "rayon")]
+    {
+        let mut par = vec![0x5Au8; p.dst_len()];
+        p.run_parallel(&src, &mut par).unwrap();
+        assert_eq!(par, dst);
+    }
+}
+
+#[test]
+fn doc_example_offset_17_and_nine_zeros() {
+    let p = plan("f32[3,5]{1,0}", "f32[3,5]{1,0:T(2,2)}");
+    assert_eq!(engine_name(&p), "bytes");
+    let src: Vec<f32> = (0..15).map(|i| 100.0 + i as f32).collect();
+    let mut dst = vec![f32::NAN; 24];
+    p.run_typed(&src, &mut dst).unwrap();
+    assert_eq!(dst[17], 113.0); // (2, 3) = 5·2 + 3
+    let want = [
+        100.0, 101.0, 105.0, 106.0, 102.0, 103.0, 107.0, 108.0, 104.0, 0.0, 109.0, 0.0, 110.0,
+        111.0, 0.0, 0.0, 112.0, 113.0, 0.0, 0.0, 114.0, 0.0, 0.0, 0.0,
+    ];
+    assert_eq!(dst, want);
+    assert_eq!(dst.iter().filter(|&&v| v == 0.0).count(), 9);
+}
+
+#[test]
+fn engines() {
+    assert_eq!(engine_name(&plan("f32[0,5]", "f32[0,5]{0,1:T(2,2)}")), "zero");
+    assert_eq!(engine_name(&plan("s4[8,8]{1,0:E(4)}", "s4[8,8]{0,1:T(2,2)E(4)}")), "packed");
+    assert_eq!(engine_name(&plan("s4[8,8]", "s4[8,8]{0,1:E(4)}")), "general");
+    assert_eq!(engine_name(&plan("f32[6,4]", "f32[6,4]{1,0:T(*,2)}")), "general");
+    assert_eq!(engine_name(&plan("f32[4,4]", "f32[4,4]{1,0:T(2,4)(3,1)}")), "general");
+    assert_eq!(engine_name(&plan("f6e3m2fn[4,4]{1,0:E(6)}", "f6e3m2fn[4,4]{0,1:E(6)}")), "general");
+    assert_eq!(engine_name(&plan("u8[4,4]{1,0:E(24)}", "u8[4,4]{0,1:E(24)}")), "bytes");
+}
+
+#[test]
+fn every_kernel_matches_the_reference() {
+    let pairs = [
+        // runs, with edges in both dimensions and an L tail
+        ("f32[19,300]{1,0}", "f32[19,300]{1,0:T(8,128)L(1000)}"),
+        ("f32[19,300]{1,0:T(8,128)}", "f32[19,300]{1,0}"),
+        // row pairs, quads, nibble groups, with edges
+        ("bf16[37,300]{1,0}", "bf16[37,300]{1,0:T(8,128)(2,1)}"),
+        ("bf16[37,300]{1,0:T(8,128)(2,1)}", "bf16[37,300]{1,0}"),
+        ("s8[70,260]{1,0}", "s8[70,260]{1,0:T(32,128)(4,1)}"),
+        ("u8[24,40]{1,0}", "u8[24,40]{1,0:T(8,16)(8,1)}"),
+        ("s4[130,260]{1,0:E(4)}", "s4[130,260]{1,0:T(64,128)(8,1)E(4)}"),
+        ("s4[130,260]{1,0:T(64,128)(8,1)E(4)}", "s4[130,260]{1,0:E(4)}"),
+        ("u4[10,12]{1,0:E(4)}", "u4[10,12]{1,0:T(2,4)(2,1)E(4)}"),
+        ("u4[12,12]{1,0:E(4)}", "u4[12,12]{1,0:T(4,4)(4,1)E(4)}"),
+        ("u2[12,16]{1,0:E(2)}", "u2[12,16]{1,0:T(4,8)(4,1)E(2)}"),
+        ("u2[16,16]{1,0:E(2)}", "u2[16,16]{1,0:T(8,8)(8,1)E(2)}"),
+        ("pred[16,24]{1,0:E(1)}", "pred[16,24]{1,0:T(8,8)(8,1)E(1)}"),
+        ("u4[32,32]{1,0:E(4)}", "u4[32,32]{1,0:T(16,8)(16,1)E(4)}"),
+        ("u4[7,9]{1,0:E(4)}", "u4[7,9]{0,1:E(4)}"),
+        ("u1[7,9]{1,0:E(1)}", "u1[7,9]{1,0:T(2,4)L(5)E(1)}"),
+        // transposes, square and not, with blocks and edges, 1..16-byte elements
+        ("f32[3,20,37]{2,1,0}", "f32[3,20,37]{1,2,0}"),
+        ("u8[33,17]{1,0}", "u8[33,17]{0,1}"),
+        ("u16[9,40]{1,0}", "u16[9,40]{0,1}"),
+        ("f64[17,16]{1,0}", "f64[17,16]{0,1}"),
+        ("c128[5,9]{1,0}", "c128[5,9]{0,1:T(2,2)}"),
+        ("u8[5,9]{1,0:E(24)}", "u8[5,9]{0,1:T(2,4)E(24)}"),
+        // one tiling to another, tiles longer than the space, size-1 dims
+        ("f32[20,24]{1,0:T(4,8)}", "f32[20,24]{1,0:T(8,4)}"),
+        ("f32[3]{0}", "f32[3]{0:T(2,2)}"),
+        ("f32[1,5,1]{2,1,0}", "f32[1,5,1]{0,1,2:T(2,2,2)}"),
+        ("f32[8,8]{1,0}", "f32[8,8]{1,0:T(2,4)(2,1,1,1)}"),
+        ("f32[]", "f32[]{:T(4)}"),
+        ("bf16[5,3]{0,1:T(2,2)(2,1)}", "bf16[5,3]{1,0:T(4,2)}"),
+    ];
+    for (from, to) in pairs {
+        let p = plan(from, to);
+        assert_ne!(engine_name(&p), "general", "{from} -> {to}");
+        check(&p);
+    }
+}
+
+#[test]
+fn general_path_matches_index_maps() {
+    for (from, to) in [
+        ("s4[5,3]{1,0}", "s4[5,3]{0,1:T(2,2)E(4)}"),
+        ("f6e3m2fn[5,7]{1,0:E(6)}", "f6e3m2fn[5,7]{0,1:T(2,4)E(6)}"),
+        ("f32[6,4]", "f32[6,4]{1,0:T(*,2)}"),
+        ("f32[4,4]", "f32[4,4]{1,0:T(2,4)(3,1)}"),
+        ("u8[5,5]{1,0:E(13)}", "u8[5,5]{0,1:T(2,2)E(13)}"),
+    ] {
+        let p = plan(from, to);
+        let src = noise(p.src_len(), 3);
+        let mut dst = vec![0xFFu8; p.dst_len()];
+        p.run(&src, &mut dst).unwrap();
+        let bits = |pl: &Plan| pl.element_bits() as u32;
+        let keep = bits(&p.from).min(bits(&p.to));
+        let mask = if keep >= 64 { u64::MAX } else { (1u64 << keep) - 1 };
+        let mut it = p.from.row_major();
+        while let Some((ix, off)) = it.next_ref() {
+            let v = crate::read_packed(&src, off, bits(&p.from)).unwrap_or_else(|_| {
+                // Over 64 bits: compare the low 64 only.
+                crate::read_packed(&src, off * bits(&p.from) as usize / 8, 8).unwrap()
+            });
+            let got = p.to.read_packed(&dst, ix).unwrap_or(v);
+            if keep <= 64 {
+                assert_eq!(got & mask, v & mask, "{from} -> {to} at {ix:?}");
+            }
+        }
+        let mut it = p.to.memory_order();
+        let mut off = 0;
+        while let Some(ix) = it.next_ref() {
+            if ix.is_none() {
+                assert_eq!(crate::read_packed(&dst, off, bits(&p.to)).unwrap(), 0);
+            }
+            off += 1;
+        }
+    }
+}
+
+#[test]
+fn widths_differ_low_bits_kept_high_bits_zero() {
+    let p = plan("s4[2,2]", "s4[2,2]{1,0:E(4)}");
+    let mut packed = [0xFFu8; 2];
+    p.run(&[0xF1, 0x02, 0x0E, 0x7F], &mut packed).unwrap();
+    assert_eq!(packed, [0x21, 0xFE]);
+    let back = plan("s4[2,2]{1,0:E(4)}", "s4[2,2]");
+    let mut bytes = [0xAAu8; 4];
+    back.run(&packed, &mut bytes).unwrap();
+    assert_eq!(bytes, [0x01, 0x02, 0x0E, 0x0F]);
+}
+
+#[test]
+fn errors_leave_dst_untouched() {
+    let p = plan("f32[3,5]", "f32[3,5]{1,0:T(2,2)}");
+    let mut dst = vec![7u8; 96];
+    let e = p.run(&[0; 59], &mut dst).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferLength);
+    assert!(e.message().contains("59"), "{}", e.message());
+    assert_eq!(p.run(&[0; 60], &mut dst[..95]).unwrap_err().kind(), ErrorKind::BufferLength);
+    assert_eq!(p.run(&[0; 61], &mut dst).unwrap_err().kind(), ErrorKind::BufferLength);
+    assert_eq!(
+        p.run_typed(&[0u16; 30], &mut [0u16; 48]).unwrap_err().kind(),
+        ErrorKind::ElementType
+    );
+    assert!(dst.iter().all(|&b| b == 7));
+
+    let err = |a: &str, b: &str| RelayoutPlan::new(&array(a), &array(b)).unwrap_err().kind();
+    assert_eq!(err("f32[3,5]", "s32[3,5]"), ErrorKind::ElementType);
+    assert_eq!(err("f32[3,5]", "f32[5,3]"), ErrorKind::ShapeMismatch);
+    assert_eq!(err("f32[3,5]", "f32[3,5,1]"), ErrorKind::ShapeMismatch);
+    assert_eq!(err("f32[?,5]", "f32[3,5]"), ErrorKind::NotStaticArray);
+    assert!(RelayoutPlan::new(&array("f32[3,5]"), &array("f32[3,<=5]")).is_ok());
+    let tuple: Shape = "(f32[2])".parse().unwrap();
+    let arr: Shape = "f32[2]".parse().unwrap();
+    let e = relayout(&[0; 8], &tuple, &mut dst[..8], &arr).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotStaticArray);
+    let e = relayout(&[0; 8], &arr, &mut dst[..8], &Shape::Token).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotStaticArray);
+    assert!(dst.iter().all(|&b| b == 7));
+    let _: String = e.message().into();
+}
+
+#[test]
+fn bounded_dims_count_as_their_bound() {
+    let p = plan("f32[<=3,5]{1,0}", "f32[3,5]{0,1}");
+    check(&p);
+}
+
+#[test]
+fn zero_sized_arrays_zero_the_destination() {
+    let p = plan("f32[0,5]{1,0}", "f32[0,5]{1,0:T(2,2)L(4)}");
+    assert_eq!(p.dst_len(), 0);
+    p.run(&[], &mut []).unwrap();
+    let p = plan("f32[0]{0}", "f32[0]{0}");
+    p.run(&[], &mut []).unwrap();
+}
