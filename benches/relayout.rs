@@ -105,7 +105,7 @@ fn summary(_: &mut Criterion) {
     for spec in CASES {
         let mut k = case(spec);
         let (mut copy, mut relayout) = (Duration::MAX, Duration::MAX);
-        for _ in 0..7 {
+        for _ in 0..15 {
             copy = copy.min(best(1, || k.copy_dst.copy_from_slice(black_box(&k.copy_src))));
             relayout = relayout.min(best(1, || k.plan.run(black_box(&k.src), &mut k.dst).unwrap()));
         }

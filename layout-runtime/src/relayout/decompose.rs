@@ -332,6 +332,15 @@ pub(super) fn block(src: usize, dst: usize, mut modes: Vec<Mode>) -> Block {
     } else {
         (Inner::Strided { n: last.extent, src: last.src, dst: last.dst }, [Some(last), None])
     };
+    if merged.len() > 2 {
+        // The outermost loop stays (threads split along it); the others run in destination
+        // order or in source order, whichever keeps fewer memory streams open.
+        let mut by_src = merged.clone();
+        by_src[1..].sort_by(|x, y| y.src.cmp(&x.src).then(y.dst.cmp(&x.dst)));
+        if cost(&by_src, inner) < cost(&merged, inner) {
+            merged = by_src;
+        }
+    }
     let nested = match merged.first() {
         Some(first) => {
             let rest = merged[1..].iter().chain(inner_modes.iter().flatten());
@@ -342,6 +351,42 @@ pub(super) fn block(src: usize, dst: usize, mut modes: Vec<Mode>) -> Block {
         None => true,
     };
     Block { src, dst, outer: merged, inner, nested }
+}
+
+/// How many contiguous streams a side keeps open while the loops run: the kernel's own
+/// segments times the steps of every loop inside the innermost one that continues them.
+/// Hardware prefetchers follow a limited number of streams, so fewer is faster.
+fn streams(order: &[Mode], segments: usize, len: usize, stride: impl Fn(&Mode) -> usize) -> usize {
+    let mut open = segments;
+    for m in order.iter().rev() {
+        if stride(m) == len {
+            return open;
+        }
+        open = open.saturating_mul(m.extent);
+    }
+    open
+}
+
+/// Open streams of a loop order, counting a write stream as a quarter of a read stream:
+/// stores retire through the store buffer, loads stall on a miss.
+fn cost(order: &[Mode], inner: Inner) -> usize {
+    // (segments, length) on the source and on the destination side.
+    let ((ss, sl), (ds, dl)) = match inner {
+        Inner::Point => ((1, 1), (1, 1)),
+        Inner::Run(n) => ((1, n), (1, n)),
+        Inner::Strided { n, src, dst } => {
+            let side = |stride: usize| if stride == 1 { (1, n) } else { (n, 1) };
+            (side(src), side(dst))
+        }
+        Inner::Transpose { x, a, y, c } => {
+            let src = if a == y { (1, x * y) } else { (x, y) };
+            let dst = if c == x { (1, x * y) } else { (y, x) };
+            (src, dst)
+        }
+    };
+    let reads = streams(order, ss, sl, |m| m.src);
+    let writes = streams(order, ds, dl, |m| m.dst);
+    reads.saturating_mul(4).saturating_add(writes)
 }
 
 /// The copy of every logical element and the zeroing of every padding element of the

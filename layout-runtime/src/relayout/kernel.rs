@@ -25,19 +25,52 @@ fn walk(modes: &[Mode], src: usize, dst: usize, f: &mut impl FnMut(usize, usize)
     }
 }
 
+/// A whole element of `E` bytes as `[u8; E]`, with the integer of the same width that the
+/// kernels compute with (integers give the compiler cheaper moves and shuffles than byte
+/// arrays).
+pub(super) trait Elem: bytemuck::Pod + Send + Sync {
+    type Int: Copy + Default;
+    fn int(self) -> Self::Int;
+    fn from_int(v: Self::Int) -> Self;
+}
+
+macro_rules! elem {
+    ($($n:literal => $t:ty),*) => {$(
+        impl Elem for [u8; $n] {
+            type Int = $t;
+            #[inline(always)]
+            fn int(self) -> $t {
+                <$t>::from_le_bytes(self)
+            }
+            #[inline(always)]
+            fn from_int(v: $t) -> Self {
+                v.to_le_bytes()
+            }
+        }
+    )*};
+}
+elem!(1 => u8, 2 => u16, 4 => u32, 8 => u64, 16 => u128);
+
 /// Copies one block; destination offsets are relative to `dst_origin` (the start of `dst`
 /// in the whole buffer, when a thread owns a part of it).
-pub(super) fn copy_block<T: Copy>(src: &[T], dst: &mut [T], b: &Block, dst_origin: usize) {
-    walk(&b.outer, b.src, b.dst - dst_origin, &mut |s, d| match b.inner {
-        Inner::Point => dst[d] = src[s],
-        Inner::Run(n) => dst[d..d + n].copy_from_slice(&src[s..s + n]),
-        Inner::Strided { n, src: ss, dst: ds } => {
+pub(super) fn copy_block<T: Elem>(src: &[T], dst: &mut [T], b: &Block, dst_origin: usize) {
+    let d0 = b.dst - dst_origin;
+    // One loop nest per kernel: the choice is made once per block, not per position.
+    match b.inner {
+        Inner::Point => walk(&b.outer, b.src, d0, &mut |s, d| dst[d] = src[s]),
+        Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| {
+            dst[d..d + n].copy_from_slice(&src[s..s + n]);
+        }),
+        Inner::Strided { n, src: ss, dst: ds } => walk(&b.outer, b.src, d0, &mut |s, d| {
             for i in 0..n {
                 dst[d + i * ds] = src[s + i * ss];
             }
+        }),
+        Inner::Transpose { x, a, y, c } => {
+            let kind = Transpose::pick::<T>(x, a, y, c);
+            walk(&b.outer, b.src, d0, &mut |s, d| kind.run(src, s, a, dst, d, c, x, y));
         }
-        Inner::Transpose { x, a, y, c } => transpose(src, s, a, dst, d, c, x, y),
-    });
+    }
 }
 
 /// Writes `zero` over one block of the destination.
@@ -58,53 +91,202 @@ pub(super) fn zero_block<T: Copy>(dst: &mut [T], b: &Block, zero: T) {
     });
 }
 
-/// `dst[d + i + j·c] = src[s + i·a + j]` for `i < x`, `j < y`.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn transpose<T: Copy>(
-    src: &[T],
-    s: usize,
-    a: usize,
-    dst: &mut [T],
-    d: usize,
-    c: usize,
-    x: usize,
-    y: usize,
-) {
-    if c == x {
-        let out = &mut dst[d..d + x * y];
-        match x {
-            2 => return interleave::<T, 2>(src, s, a, out, y),
-            4 => return interleave::<T, 4>(src, s, a, out, y),
-            8 => return interleave::<T, 8>(src, s, a, out, y),
-            _ => {}
-        }
-    }
-    blocked::<T, 8>(src, s, a, dst, d, c, x, y);
+/// Which kernel moves a `Transpose` block `dst[i + j·c] = src[i·a + j]`.
+#[derive(Clone, Copy)]
+enum Transpose {
+    /// `x` (2, 4 or 8) source rows into one contiguous run of `x`-element groups.
+    Interleave,
+    /// One contiguous run of `y`-element groups (2, 4 or 8) into `y` destination rows.
+    Deinterleave,
+    Blocked,
 }
 
-/// `K` source rows of `y` elements interleaved into one contiguous run of `K·y`: the
-/// `(2,1)` row pairs of bf16, the `(4,1)` quads of 8-bit types. Fixed `K` and fixed-size
-/// chunks let the compiler keep every index in range statically and use vector shuffles.
-#[inline]
-fn interleave<T: Copy, const K: usize>(src: &[T], s: usize, a: usize, out: &mut [T], y: usize) {
-    const J: usize = 16;
-    let rows: [&[T]; K] = core::array::from_fn(|r| &src[s + r * a..][..y]);
-    let mut outs = out.chunks_exact_mut(K * J);
-    let mut j = 0;
-    for o in &mut outs {
-        let block: [&[T; J]; K] =
-            core::array::from_fn(|r| rows[r][j..j + J].try_into().expect("J elements"));
-        for (jj, o) in o.chunks_exact_mut(K).enumerate() {
-            for r in 0..K {
-                o[r] = block[r][jj];
+impl Transpose {
+    fn pick<T>(x: usize, a: usize, y: usize, c: usize) -> Transpose {
+        let e = core::mem::size_of::<T>();
+        let fits = |k: usize| matches!(k, 2 | 4 | 8) && k * e <= 16;
+        if c == x && fits(x) {
+            Transpose::Interleave
+        } else if a == y && fits(y) {
+            Transpose::Deinterleave
+        } else {
+            Transpose::Blocked
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn run<T: Elem>(
+        self,
+        src: &[T],
+        s: usize,
+        a: usize,
+        dst: &mut [T],
+        d: usize,
+        c: usize,
+        x: usize,
+        y: usize,
+    ) {
+        match self {
+            Transpose::Interleave => {
+                let rows = |r: usize| &src[s + r * a..][..y];
+                weave::interleave(x, rows, &mut dst[d..d + x * y]);
+            }
+            Transpose::Deinterleave => {
+                weave::deinterleave(y, &src[s..s + x * y], dst, d, c, x);
+            }
+            Transpose::Blocked => blocked::<T, 8>(src, s, a, dst, d, c, x, y),
+        }
+    }
+}
+
+/// Interleaving of `K` rows as integer words: element `j` of row `r` goes to bits
+/// `[8E·r, 8E·(r+1))` of word `j`. Shifts and ors of widened lanes are what the compiler
+/// vectorizes best; the words are stored as little-endian bytes, so the byte order of the
+/// buffer is the element order whatever the machine.
+mod weave {
+    use super::Elem;
+
+    macro_rules! weave {
+        ($e:literal, $k:literal, $u:ty, $w:ty, $inter:ident, $de:ident) => {
+            fn $inter(rows: [&[[u8; $e]]; $k], out: &mut [[u8; $e * $k]]) {
+                let n = out.len();
+                let rows = rows.map(|r| &r[..n]);
+                for (j, o) in out.iter_mut().enumerate() {
+                    let mut w: $w = 0;
+                    for (r, row) in rows.iter().enumerate() {
+                        w |= <$w>::from(<$u>::from_le_bytes(row[j])) << ($e * 8 * r);
+                    }
+                    *o = w.to_le_bytes();
+                }
+            }
+
+            fn $de(words: &[[u8; $e * $k]], rows: [&mut [[u8; $e]]; $k]) {
+                let n = words.len();
+                let mut rows = rows.map(|r| &mut r[..n]);
+                for (j, w) in words.iter().enumerate() {
+                    let w = <$w>::from_le_bytes(*w);
+                    for (r, row) in rows.iter_mut().enumerate() {
+                        // Truncation keeps lane `r`: the cast is the point.
+                        row[j] = ((w >> ($e * 8 * r)) as $u).to_le_bytes();
+                    }
+                }
+            }
+        };
+    }
+    weave!(1, 2, u8, u16, i1x2, d1x2);
+    weave!(1, 4, u8, u32, i1x4, d1x4);
+    weave!(1, 8, u8, u64, i1x8, d1x8);
+    weave!(2, 2, u16, u32, i2x2, d2x2);
+    weave!(2, 4, u16, u64, i2x4, d2x4);
+    weave!(2, 8, u16, u128, i2x8, d2x8);
+    weave!(4, 2, u32, u64, i4x2, d4x2);
+    weave!(4, 4, u32, u128, i4x4, d4x4);
+    weave!(8, 2, u64, u128, i8x2, d8x2);
+
+    /// `k` row slices viewed as `U` (the same bytes; `None` if a size does not fit).
+    fn rows_as<'s, T: Elem, U: bytemuck::Pod, const K: usize>(
+        rows: impl Fn(usize) -> &'s [T],
+    ) -> Option<[&'s [U]; K]> {
+        let rows: [Option<&[U]>; K] =
+            core::array::from_fn(|r| bytemuck::try_cast_slice(rows(r)).ok());
+        if rows.iter().any(Option::is_none) {
+            return None;
+        }
+        Some(rows.map(|r| r.unwrap_or(&[])))
+    }
+
+    /// `K` disjoint rows of `n` elements at `d`, `d + c`, ... of `dst`, viewed as `U`.
+    fn rows_mut<T: Elem, U: bytemuck::Pod, const K: usize>(
+        dst: &mut [T],
+        d: usize,
+        c: usize,
+        n: usize,
+    ) -> Option<[&mut [U]; K]> {
+        let gap = c.checked_sub(n)?;
+        let mut rest = dst.get_mut(d..)?;
+        let mut rows: [&mut [U]; K] = core::array::from_fn(|_| <&mut [U]>::default());
+        for (r, slot) in rows.iter_mut().enumerate() {
+            let tail = core::mem::take(&mut rest).get_mut(if r == 0 { 0 } else { gap }..)?;
+            if tail.len() < n {
+                return None;
+            }
+            let (row, more) = tail.split_at_mut(n);
+            *slot = bytemuck::try_cast_slice_mut(row).ok()?;
+            rest = more;
+        }
+        Some(rows)
+    }
+
+    /// `out[j·k + r] = rows(r)[j]`; `out.len()` is `k ·` the row length.
+    pub(super) fn interleave<'s, T: Elem>(
+        k: usize,
+        rows: impl Fn(usize) -> &'s [T],
+        out: &mut [T],
+    ) {
+        macro_rules! go {
+            ($e:literal, $k:literal, $f:ident) => {
+                if let (Some(r), Ok(o)) = (
+                    rows_as::<T, [u8; $e], $k>(&rows),
+                    bytemuck::try_cast_slice_mut::<T, [u8; $e * $k]>(out),
+                ) {
+                    return $f(r, o);
+                }
+            };
+        }
+        match (core::mem::size_of::<T>(), k) {
+            (1, 2) => go!(1, 2, i1x2),
+            (1, 4) => go!(1, 4, i1x4),
+            (1, 8) => go!(1, 8, i1x8),
+            (2, 2) => go!(2, 2, i2x2),
+            (2, 4) => go!(2, 4, i2x4),
+            (2, 8) => go!(2, 8, i2x8),
+            (4, 2) => go!(4, 2, i4x2),
+            (4, 4) => go!(4, 4, i4x4),
+            (8, 2) => go!(8, 2, i8x2),
+            _ => {}
+        }
+        for (j, group) in out.chunks_exact_mut(k).enumerate() {
+            for (r, o) in group.iter_mut().enumerate() {
+                *o = rows(r)[j];
             }
         }
-        j += J;
     }
-    for (jj, o) in outs.into_remainder().chunks_exact_mut(K).enumerate() {
-        for r in 0..K {
-            o[r] = rows[r][j + jj];
+
+    /// `dst[d + r·c + j] = words[j·k + r]` for `j < n`, `r < k`.
+    pub(super) fn deinterleave<T: Elem>(
+        k: usize,
+        words: &[T],
+        dst: &mut [T],
+        d: usize,
+        c: usize,
+        n: usize,
+    ) {
+        macro_rules! go {
+            ($e:literal, $k:literal, $f:ident) => {
+                if let Ok(w) = bytemuck::try_cast_slice::<T, [u8; $e * $k]>(words) {
+                    if let Some(rows) = rows_mut::<T, [u8; $e], $k>(dst, d, c, n) {
+                        return $f(w, rows);
+                    }
+                }
+            };
+        }
+        match (core::mem::size_of::<T>(), k) {
+            (1, 2) => go!(1, 2, d1x2),
+            (1, 4) => go!(1, 4, d1x4),
+            (1, 8) => go!(1, 8, d1x8),
+            (2, 2) => go!(2, 2, d2x2),
+            (2, 4) => go!(2, 4, d2x4),
+            (2, 8) => go!(2, 8, d2x8),
+            (4, 2) => go!(4, 2, d4x2),
+            (4, 4) => go!(4, 4, d4x4),
+            (8, 2) => go!(8, 2, d8x2),
+            _ => {}
+        }
+        for (j, group) in words.chunks_exact(k).enumerate() {
+            for (r, &w) in group.iter().enumerate() {
+                dst[d + r * c + j] = w;
+            }
         }
     }
 }
@@ -112,7 +294,7 @@ fn interleave<T: Copy, const K: usize>(src: &[T], s: usize, a: usize, out: &mut 
 /// A general transpose in `B`×`B` tiles: a tile is read as `B` short source rows and
 /// written as `B` short destination rows, so both sides touch `B` cache lines at a time.
 #[allow(clippy::too_many_arguments)]
-fn blocked<T: Copy, const B: usize>(
+fn blocked<T: Elem, const B: usize>(
     src: &[T],
     s: usize,
     a: usize,
@@ -125,14 +307,15 @@ fn blocked<T: Copy, const B: usize>(
     let (xb, yb) = (x - x % B, y - y % B);
     for j0 in (0..yb).step_by(B) {
         for i0 in (0..xb).step_by(B) {
-            let tile: [[T; B]; B] = core::array::from_fn(|i| {
-                src[s + (i0 + i) * a + j0..][..B].try_into().expect("B elements")
+            let tile: [[T::Int; B]; B] = core::array::from_fn(|i| {
+                let row: &[T; B] = src[s + (i0 + i) * a + j0..][..B].try_into().expect("B");
+                row.map(T::int)
             });
             for j in 0..B {
                 let out: &mut [T; B] =
                     (&mut dst[d + (j0 + j) * c + i0..][..B]).try_into().expect("B elements");
                 for (i, o) in out.iter_mut().enumerate() {
-                    *o = tile[i][j];
+                    *o = T::from_int(tile[i][j]);
                 }
             }
         }

@@ -339,7 +339,7 @@ impl RelayoutPlan {
 /// Runs one copy block over whole elements.
 type CopyFn<'a, T> = dyn FnMut(&[T], &mut [T], &Block) + 'a;
 
-fn sequential<T: Copy>(src: &[T], dst: &mut [T], b: &Block) {
+fn sequential<T: kernel::Elem>(src: &[T], dst: &mut [T], b: &Block) {
     kernel::copy_block(src, dst, b, 0);
 }
 
@@ -353,7 +353,7 @@ fn bytes<const E: usize>(
     tail: usize,
     copy: &mut CopyFn<'_, [u8; E]>,
 ) where
-    [u8; E]: bytemuck::Pod,
+    [u8; E]: kernel::Elem,
 {
     // Lengths were checked to be whole grids of E-byte elements, so the casts cannot fail.
     let src: &[[u8; E]] = bytemuck::cast_slice(src);
@@ -412,7 +412,7 @@ mod parallel {
         Some(out)
     }
 
-    pub(super) fn copy<T: Copy + Send + Sync>(src: &[T], dst: &mut [T], b: &Block) {
+    pub(super) fn copy<T: kernel::Elem>(src: &[T], dst: &mut [T], b: &Block) {
         match parts(b, dst, 1) {
             Some(parts) => parts
                 .into_par_iter()
