@@ -25,11 +25,11 @@ fn walk(modes: &[Mode], src: usize, dst: usize, f: &mut impl FnMut(usize, usize)
     }
 }
 
-/// A whole element of `E` bytes as `[u8; E]`, with the integer of the same width that the
-/// kernels compute with (integers give the compiler cheaper moves and shuffles than byte
-/// arrays).
+/// A whole element of `E` bytes: `[u8; E]` (any alignment) or the unsigned integer of that
+/// width (when the buffers are aligned for it), with the integer the kernels compute with
+/// (integers give the compiler cheaper moves and shuffles than byte arrays).
 pub(super) trait Elem: bytemuck::Pod + Send + Sync {
-    type Int: Copy + Default;
+    type Int: Elem<Int = Self::Int>;
     fn int(self) -> Self::Int;
     fn from_int(v: Self::Int) -> Self;
 }
@@ -40,11 +40,23 @@ macro_rules! elem {
             type Int = $t;
             #[inline(always)]
             fn int(self) -> $t {
-                <$t>::from_le_bytes(self)
+                <$t>::from_ne_bytes(self)
             }
             #[inline(always)]
             fn from_int(v: $t) -> Self {
-                v.to_le_bytes()
+                v.to_ne_bytes()
+            }
+        }
+
+        impl Elem for $t {
+            type Int = $t;
+            #[inline(always)]
+            fn int(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn from_int(v: $t) -> Self {
+                v
             }
         }
     )*};
@@ -135,7 +147,18 @@ impl Transpose {
             Transpose::Deinterleave => {
                 weave::deinterleave(y, &src[s..s + x * y], dst, d, c, x);
             }
-            Transpose::Blocked => blocked::<T, 8>(src, s, a, dst, d, c, x, y),
+            Transpose::Blocked => {
+                // Only 4-byte elements: the cast would also accept larger ones, as pairs.
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                if let (4, Ok(src), Ok(dst)) = (
+                    core::mem::size_of::<T>(),
+                    bytemuck::try_cast_slice::<T, [u8; 4]>(src),
+                    bytemuck::try_cast_slice_mut::<T, [u8; 4]>(dst),
+                ) {
+                    return super::simd::transpose4(src, s, a, dst, d, c, x, y);
+                }
+                blocked::<T, 8>(src, s, a, dst, d, c, x, y);
+            }
         }
     }
 }
@@ -454,7 +477,16 @@ impl Packed {
             let rows_at = |r: usize| (s + r * a) / g;
             let out = &mut dst[d / g..][..bytes * g * (x * self.bits / 8)];
             match (self.bits, x) {
-                (4, 8) => spread::<4, 8>(src, rows_at, out, bytes),
+                (4, 8) => {
+                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    let done = {
+                        let rows = core::array::from_fn(|r| &src[rows_at(r)..][..bytes]);
+                        super::simd::spread_nibbles8(rows, out, bytes)
+                    };
+                    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+                    let done = 0;
+                    spread::<4, 8>(src, |r| rows_at(r) + done, &mut out[done * 8..], bytes - done);
+                }
                 (4, 2) => spread::<4, 2>(src, rows_at, out, bytes),
                 (4, 4) => spread::<4, 4>(src, rows_at, out, bytes),
                 (2, 4) => spread::<2, 4>(src, rows_at, out, bytes),

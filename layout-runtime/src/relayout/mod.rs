@@ -15,6 +15,8 @@
 mod decompose;
 mod general;
 mod kernel;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod simd;
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -228,14 +230,7 @@ impl RelayoutPlan {
             Engine::Zero => dst.fill(0),
             Engine::General => general::copy(&self.from, &self.to, src, dst),
             Engine::Bytes { size, copies, zeros, tail } => {
-                let tail = *tail;
-                match size {
-                    1 => bytes::<1>(src, dst, copies, zeros, tail, &mut sequential),
-                    2 => bytes::<2>(src, dst, copies, zeros, tail, &mut sequential),
-                    4 => bytes::<4>(src, dst, copies, zeros, tail, &mut sequential),
-                    8 => bytes::<8>(src, dst, copies, zeros, tail, &mut sequential),
-                    _ => bytes::<16>(src, dst, copies, zeros, tail, &mut sequential),
-                }
+                bytes(*size, src, dst, copies, zeros, *tail, false);
             }
             Engine::Packed { packed, copies, zeros } => {
                 for b in copies {
@@ -315,14 +310,7 @@ impl RelayoutPlan {
         self.check(src.len(), dst.len())?;
         match &self.engine {
             Engine::Bytes { size, copies, zeros, tail } => {
-                let tail = *tail;
-                match size {
-                    1 => bytes::<1>(src, dst, copies, zeros, tail, &mut parallel::copy),
-                    2 => bytes::<2>(src, dst, copies, zeros, tail, &mut parallel::copy),
-                    4 => bytes::<4>(src, dst, copies, zeros, tail, &mut parallel::copy),
-                    8 => bytes::<8>(src, dst, copies, zeros, tail, &mut parallel::copy),
-                    _ => bytes::<16>(src, dst, copies, zeros, tail, &mut parallel::copy),
-                }
+                bytes(*size, src, dst, copies, zeros, *tail, true);
             }
             Engine::Packed { packed, copies, zeros } => {
                 for b in copies {
@@ -336,35 +324,79 @@ impl RelayoutPlan {
     }
 }
 
-/// Runs one copy block over whole elements.
-type CopyFn<'a, T> = dyn FnMut(&[T], &mut [T], &Block) + 'a;
-
-fn sequential<T: kernel::Elem>(src: &[T], dst: &mut [T], b: &Block) {
-    kernel::copy_block(src, dst, b, 0);
-}
-
-/// The strided path over elements of `E` bytes, viewed as `[u8; E]` (alignment 1, so any
-/// buffer qualifies).
-fn bytes<const E: usize>(
+/// The strided path over whole elements of `size` bytes.
+fn bytes(
+    size: usize,
     src: &[u8],
     dst: &mut [u8],
     copies: &[Block],
     zeros: &[Block],
     tail: usize,
-    copy: &mut CopyFn<'_, [u8; E]>,
-) where
-    [u8; E]: kernel::Elem,
-{
-    // Lengths were checked to be whole grids of E-byte elements, so the casts cannot fail.
-    let src: &[[u8; E]] = bytemuck::cast_slice(src);
-    let dst: &mut [[u8; E]] = bytemuck::cast_slice_mut(dst);
+    parallel: bool,
+) {
+    match size {
+        1 => elements::<u8>(src, dst, copies, zeros, tail, parallel),
+        2 => elements::<u16>(src, dst, copies, zeros, tail, parallel),
+        4 => elements::<u32>(src, dst, copies, zeros, tail, parallel),
+        8 => elements::<u64>(src, dst, copies, zeros, tail, parallel),
+        _ => elements::<u128>(src, dst, copies, zeros, tail, parallel),
+    }
+}
+
+/// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
+/// the same size (alignment 1: any buffer qualifies).
+fn elements<I: kernel::Elem>(
+    src: &[u8],
+    dst: &mut [u8],
+    copies: &[Block],
+    zeros: &[Block],
+    tail: usize,
+    parallel: bool,
+) {
+    if let (Ok(s), Ok(d)) =
+        (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
+    {
+        return run_blocks(s, d, copies, zeros, tail, parallel);
+    }
+    macro_rules! unaligned {
+        ($($n:literal),*) => {
+            match core::mem::size_of::<I>() {
+                $($n => {
+                    // Lengths were checked to be whole grids of elements: the casts to
+                    // alignment-1 arrays cannot fail.
+                    let s: &[[u8; $n]] = bytemuck::cast_slice(src);
+                    let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
+                    run_blocks(s, d, copies, zeros, tail, parallel)
+                })*
+                _ => {}
+            }
+        };
+    }
+    unaligned!(1, 2, 4, 8, 16);
+}
+
+fn run_blocks<T: kernel::Elem>(
+    src: &[T],
+    dst: &mut [T],
+    copies: &[Block],
+    zeros: &[Block],
+    tail: usize,
+    parallel: bool,
+) {
     for b in copies {
-        copy(src, dst, b);
+        #[cfg(feature = "rayon")]
+        if parallel {
+            parallel::copy(src, dst, b);
+            continue;
+        }
+        let _ = parallel;
+        kernel::copy_block(src, dst, b, 0);
     }
+    let zero = T::zeroed();
     for b in zeros {
-        kernel::zero_block(dst, b, [0; E]);
+        kernel::zero_block(dst, b, zero);
     }
-    dst[tail..].fill([0; E]);
+    dst[tail..].fill(zero);
 }
 
 #[cfg(feature = "rayon")]

@@ -124,7 +124,13 @@ fn every_kernel_matches_the_reference() {
         ("c128[6,7]{1,0}", "c128[6,7]{1,0:T(2,1)}"),
         ("c128[6,7]{1,0:T(2,1)}", "c128[6,7]{1,0}"),
         ("u4[16,12]{1,0:T(8,4)(8,1)E(4)}", "u4[16,12]{1,0:E(4)}"),
+        // the vector nibble kernel: 16-byte chunks of 8 rows, and the rest
+        ("s4[16,100]{1,0:E(4)}", "s4[16,100]{1,0:T(8,64)(8,1)E(4)}"),
+        ("s4[9,72]{1,0:E(4)}", "s4[9,72]{1,0:T(64,128)(8,1)E(4)}"),
         // transposes, square and not, with blocks and edges, 1..16-byte elements
+        ("f32[2,64,36]{2,1,0}", "f32[2,64,36]{1,2,0}"),
+        ("f32[5,7]{1,0}", "f32[5,7]{0,1}"),
+        ("u32[3,2]{1,0}", "u32[3,2]{0,1}"),
         ("f32[3,20,37]{2,1,0}", "f32[3,20,37]{1,2,0}"),
         ("u8[33,17]{1,0}", "u8[33,17]{0,1}"),
         ("u16[9,40]{1,0}", "u16[9,40]{0,1}"),
@@ -143,6 +149,25 @@ fn every_kernel_matches_the_reference() {
         let p = plan(from, to);
         assert_ne!(engine_name(&p), "general", "{from} -> {to}");
         check(&p);
+    }
+}
+
+#[test]
+fn unaligned_buffers_take_the_byte_array_path() {
+    // Buffers one byte off any alignment: the kernels run on [u8; E] instead of integers.
+    for (from, to) in [
+        ("f32[9,13,37]{2,1,0}", "f32[9,13,37]{1,2,0}"),
+        ("f32[19,300]{1,0}", "f32[19,300]{1,0:T(8,128)}"),
+        ("bf16[37,300]{1,0}", "bf16[37,300]{1,0:T(8,128)(2,1)}"),
+        ("bf16[37,300]{1,0:T(8,128)(2,1)}", "bf16[37,300]{1,0}"),
+        ("u16[9,40]{1,0}", "u16[9,40]{0,1}"),
+    ] {
+        let p = plan(from, to);
+        let src = noise(p.src_len() + 1, 11);
+        let mut dst = vec![0x3Cu8; p.dst_len() + 1];
+        p.run(&src[1..], &mut dst[1..]).unwrap();
+        assert_eq!(dst[0], 0x3C);
+        assert_eq!(dst[1..], reference(&p, &src[1..])[..], "{from} -> {to}");
     }
 }
 
