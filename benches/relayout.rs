@@ -5,7 +5,8 @@
 //! single-threaded (and `relayout-par` with `--features rayon`). Afterwards it prints a
 //! table of best-of-N times measured back to back, copy and relayout alternating, with each
 //! relayout's throughput as a fraction of the copy's: the figure BENCHMARKS.md records.
-//! `RELAYOUT_BENCH_SUMMARY_ONLY=1` skips criterion and prints only the table.
+//! `RELAYOUT_BENCH_SUMMARY_ONLY=1` skips criterion and prints only the table;
+//! `RELAYOUT_BENCH_CASE=text` keeps only the cases whose name contains `text`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -51,6 +52,12 @@ fn array(text: &str) -> xlayout::ArrayShape {
     text.parse::<Shape>().unwrap().as_array().unwrap().clone()
 }
 
+/// The cases selected by `RELAYOUT_BENCH_CASE`.
+fn cases() -> impl Iterator<Item = &'static (&'static str, &'static str, &'static str)> {
+    let filter = std::env::var("RELAYOUT_BENCH_CASE").unwrap_or_default();
+    CASES.iter().filter(move |(name, _, _)| name.contains(filter.as_str()))
+}
+
 fn case(&(name, from, to): &(&'static str, &str, &str)) -> Case {
     let plan = RelayoutPlan::new(&array(from), &array(to)).unwrap();
     let src: Vec<u8> = (0..plan.src_len()).map(|i| (i * 31 + i / 4099) as u8).collect();
@@ -69,7 +76,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("relayout");
     group.sample_size(10).warm_up_time(Duration::from_millis(300));
     group.measurement_time(Duration::from_secs(2));
-    for spec in CASES {
+    for spec in cases() {
         let mut k = case(spec);
         group.throughput(Throughput::Bytes(k.plan.dst_len() as u64));
         group.bench_function(format!("copy/{}", k.name), |b| {
@@ -102,7 +109,7 @@ fn summary(_: &mut Criterion) {
     println!();
     println!("| case | bytes written | copy GB/s | relayout GB/s | fraction of copy |");
     println!("| --- | ---: | ---: | ---: | ---: |");
-    for spec in CASES {
+    for spec in cases() {
         let mut k = case(spec);
         let (mut copy, mut relayout) = (Duration::MAX, Duration::MAX);
         for _ in 0..15 {

@@ -355,30 +355,29 @@ fn blocked<T: Elem, const B: usize>(
     }
 }
 
-/// Packed elements of `bits` ∈ {1, 2, 4} bits: none crosses a byte.
+/// Packed elements of `B` ∈ {1, 2, 4} bits: none crosses a byte. `B` is a constant so that
+/// every division by the elements per byte is a shift.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Packed {
-    pub bits: usize,
-}
+pub(super) struct Packed<const B: usize>;
 
-impl Packed {
+impl<const B: usize> Packed<B> {
     fn per_byte(self) -> usize {
-        8 / self.bits
+        8 / B
     }
 
     fn mask(self) -> u8 {
-        (1u8 << self.bits) - 1
+        (1u8 << B) - 1
     }
 
     #[inline]
     fn get(self, buf: &[u8], k: usize) -> u8 {
-        let bit = k * self.bits;
+        let bit = k * B;
         (buf[bit / 8] >> (bit % 8)) & self.mask()
     }
 
     #[inline]
     fn set(self, buf: &mut [u8], k: usize, v: u8) {
-        let bit = k * self.bits;
+        let bit = k * B;
         let byte = &mut buf[bit / 8];
         let m = self.mask() << (bit % 8);
         *byte = (*byte & !m) | ((v << (bit % 8)) & m);
@@ -429,8 +428,32 @@ impl Packed {
                     self.set(dst, d + i * ds, self.get(src, s + i * ss));
                 }
             }
-            Inner::Transpose { x, a, y, c } => self.transpose(src, s, a, dst, d, c, x, y),
+            Inner::Transpose { .. } => {}
         });
+        if let Inner::Transpose { x, a, y, c } = b.inner {
+            let g = self.per_byte();
+            // Whole bytes everywhere (every row starts on a byte, a group of `x` elements
+            // is whole bytes), checked once for the block rather than per call.
+            let whole = c == x
+                && (x * B) % 8 == 0
+                && x * B <= 64
+                && a % g == 0
+                && b.src % g == 0
+                && (b.dst - dst_origin) % g == 0
+                && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0);
+            let d0 = b.dst - dst_origin;
+            if whole {
+                walk(&b.outer, b.src, d0, &mut |s, d| self.spread(src, s, a, dst, d, x, y));
+            } else {
+                walk(&b.outer, b.src, d0, &mut |s, d| {
+                    for j in 0..y {
+                        for i in 0..x {
+                            self.set(dst, d + i + j * c, self.get(src, s + i * a + j));
+                        }
+                    }
+                });
+            }
+        }
     }
 
     pub(super) fn zero_block(self, dst: &mut [u8], b: &Block) {
@@ -450,55 +473,37 @@ impl Packed {
         });
     }
 
+    /// `dst[d + i + j·x] = src[s + i·a + j]` (`i < x`, `j < y`) when every row starts on a
+    /// byte and a group of `x` elements is whole bytes: rows move a byte (`8/B` elements) at
+    /// a time.
     #[allow(clippy::too_many_arguments)]
-    fn transpose(
-        self,
-        src: &[u8],
-        s: usize,
-        a: usize,
-        dst: &mut [u8],
-        d: usize,
-        c: usize,
-        x: usize,
-        y: usize,
-    ) {
+    #[inline]
+    fn spread(self, src: &[u8], s: usize, a: usize, dst: &mut [u8], d: usize, x: usize, y: usize) {
         let g = self.per_byte();
-        // Whole bytes on both sides: rows start on a byte, an output group of `x` elements
-        // is whole bytes.
-        let aligned = c == x
-            && s % g == 0
-            && a % g == 0
-            && d % g == 0
-            && (x * self.bits) % 8 == 0
-            && x * self.bits <= 64;
-        let mut done = 0;
-        if aligned {
-            let bytes = y / g;
-            let rows_at = |r: usize| (s + r * a) / g;
-            let out = &mut dst[d / g..][..bytes * g * (x * self.bits / 8)];
-            match (self.bits, x) {
-                (4, 8) => {
-                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                    let done = {
-                        let rows = core::array::from_fn(|r| &src[rows_at(r)..][..bytes]);
-                        super::simd::spread_nibbles8(rows, out, bytes)
-                    };
-                    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-                    let done = 0;
-                    spread::<4, 8>(src, |r| rows_at(r) + done, &mut out[done * 8..], bytes - done);
-                }
-                (4, 2) => spread::<4, 2>(src, rows_at, out, bytes),
-                (4, 4) => spread::<4, 4>(src, rows_at, out, bytes),
-                (2, 4) => spread::<2, 4>(src, rows_at, out, bytes),
-                (2, 8) => spread::<2, 8>(src, rows_at, out, bytes),
-                (1, 8) => spread::<1, 8>(src, rows_at, out, bytes),
-                _ => spread_any(self.bits, x, src, rows_at, out, bytes),
+        let bytes = y / g;
+        let rows_at = |r: usize| (s + r * a) / g;
+        let out = &mut dst[d / g..][..bytes * g * (x * B / 8)];
+        match (B, x) {
+            (4, 8) => {
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                let done = {
+                    let rows = core::array::from_fn(|r| &src[rows_at(r)..][..bytes]);
+                    super::simd::spread_nibbles8(rows, out, bytes)
+                };
+                #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+                let done = 0;
+                spread::<4, 8>(src, |r| rows_at(r) + done, &mut out[done * 8..], bytes - done);
             }
-            done = bytes * g;
+            (4, 2) => spread::<4, 2>(src, rows_at, out, bytes),
+            (4, 4) => spread::<4, 4>(src, rows_at, out, bytes),
+            (2, 4) => spread::<2, 4>(src, rows_at, out, bytes),
+            (2, 8) => spread::<2, 8>(src, rows_at, out, bytes),
+            (1, 8) => spread::<1, 8>(src, rows_at, out, bytes),
+            _ => spread_any(B, x, src, rows_at, out, bytes),
         }
-        for j in done..y {
+        for j in bytes * g..y {
             for i in 0..x {
-                self.set(dst, d + i + j * c, self.get(src, s + i * a + j));
+                self.set(dst, d + i + j * x, self.get(src, s + i * a + j));
             }
         }
     }

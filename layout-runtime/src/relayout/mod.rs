@@ -36,7 +36,7 @@ enum Engine {
     /// `tail`: where the `L` tail starts, in those elements.
     Bytes { size: usize, copies: Vec<Block>, zeros: Vec<Block>, tail: usize },
     /// Strided blocks over packed 1-, 2- or 4-bit elements.
-    Packed { packed: Packed, copies: Vec<Block>, zeros: Vec<Block> },
+    Packed { bits: usize, copies: Vec<Block>, zeros: Vec<Block> },
     /// Element by element (see `general`).
     General,
 }
@@ -149,7 +149,7 @@ impl RelayoutPlan {
         }
         if matches!(bits, 1 | 2 | 4) {
             return match decompose::blocks(from, to, 1) {
-                Some((copies, zeros)) => Engine::Packed { packed: Packed { bits }, copies, zeros },
+                Some((copies, zeros)) => Engine::Packed { bits, copies, zeros },
                 None => Engine::General,
             };
         }
@@ -232,23 +232,40 @@ impl RelayoutPlan {
             Engine::Bytes { size, copies, zeros, tail } => {
                 bytes(*size, src, dst, copies, zeros, *tail, false);
             }
-            Engine::Packed { packed, copies, zeros } => {
-                for b in copies {
-                    packed.copy_block(src, dst, b, 0);
-                }
-                self.packed_padding(*packed, dst, zeros);
-            }
+            Engine::Packed { bits, copies, zeros } => match bits {
+                1 => self.packed(Packed::<1>, src, dst, copies, zeros, false),
+                2 => self.packed(Packed::<2>, src, dst, copies, zeros, false),
+                _ => self.packed(Packed::<4>, src, dst, copies, zeros, false),
+            },
         }
         Ok(())
     }
 
-    fn packed_padding(&self, packed: Packed, dst: &mut [u8], zeros: &[Block]) {
+    /// The strided path over packed elements, padding and tail included.
+    fn packed<const B: usize>(
+        &self,
+        packed: Packed<B>,
+        src: &[u8],
+        dst: &mut [u8],
+        copies: &[Block],
+        zeros: &[Block],
+        parallel: bool,
+    ) {
+        for b in copies {
+            #[cfg(feature = "rayon")]
+            if parallel {
+                parallel::copy_packed(packed, src, dst, b);
+                continue;
+            }
+            let _ = parallel;
+            packed.copy_block(src, dst, b, 0);
+        }
         for b in zeros {
             packed.zero_block(dst, b);
         }
         // The `L` tail and the unused bits of the last byte.
         let grid = self.to.grid_len();
-        let total = dst.len() * (8 / packed.bits);
+        let total = dst.len() * (8 / B);
         packed.fill_zero(dst, grid, total - grid);
     }
 
@@ -312,12 +329,11 @@ impl RelayoutPlan {
             Engine::Bytes { size, copies, zeros, tail } => {
                 bytes(*size, src, dst, copies, zeros, *tail, true);
             }
-            Engine::Packed { packed, copies, zeros } => {
-                for b in copies {
-                    parallel::copy_packed(*packed, src, dst, b);
-                }
-                self.packed_padding(*packed, dst, zeros);
-            }
+            Engine::Packed { bits, copies, zeros } => match bits {
+                1 => self.packed(Packed::<1>, src, dst, copies, zeros, true),
+                2 => self.packed(Packed::<2>, src, dst, copies, zeros, true),
+                _ => self.packed(Packed::<4>, src, dst, copies, zeros, true),
+            },
             Engine::Zero | Engine::General => return self.run(src, dst),
         }
         Ok(())
@@ -453,8 +469,13 @@ mod parallel {
         }
     }
 
-    pub(super) fn copy_packed(packed: Packed, src: &[u8], dst: &mut [u8], b: &Block) {
-        match parts(b, dst, 8 / packed.bits) {
+    pub(super) fn copy_packed<const B: usize>(
+        packed: Packed<B>,
+        src: &[u8],
+        dst: &mut [u8],
+        b: &Block,
+    ) {
+        match parts(b, dst, 8 / B) {
             Some(parts) => parts
                 .into_par_iter()
                 .for_each(|(part, dst, origin)| packed.copy_block(src, dst, &part, origin)),

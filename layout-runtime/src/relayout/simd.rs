@@ -9,10 +9,9 @@
 //! blocks are for older compilers).
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi8,
-    _mm_shuffle_epi32, _mm_srli_epi16, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
-    _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
-    _mm_unpacklo_epi8,
+    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_or_si128, _mm_set1_epi8, _mm_slli_epi16,
+    _mm_srli_epi16, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
+    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
 };
 
 type E4 = [u8; 4];
@@ -99,9 +98,10 @@ pub(super) fn transpose4(
 /// of rows 0..8, nibble `r` for row `r`, and group `2j + 1` the high nibbles. Returns how
 /// many bytes of each row were done (a multiple of 16); the caller finishes the rest.
 ///
-/// Sixteen bytes of each row at a time: three rounds of unpacks transpose the 8×16 bytes
-/// into sixteen 8-byte words (row `r` in byte `r`), then each word's low and high nibbles
-/// are squeezed into 32 bits with a shift, an or and an unsigned pack.
+/// Sixteen bytes of each row at a time. First the nibbles of row pairs merge into bytes:
+/// `P_k = lo(row 2k) | lo(row 2k+1) << 4` and `Q_k` likewise for the high nibbles; then
+/// output group pair `j` is byte `j` of `P_0..P_3, Q_0..Q_3` in order, which is an 8×16
+/// byte transpose: three rounds of unpacks.
 #[allow(unused_unsafe)]
 pub(super) fn spread_nibbles8(rows: [&[u8]; 8], out: &mut [u8], bytes: usize) -> usize {
     let chunks = bytes / 16;
@@ -110,34 +110,48 @@ pub(super) fn spread_nibbles8(rows: [&[u8]; 8], out: &mut [u8], bytes: usize) ->
             let b: &[u8; 16] = rows[i][16 * k..][..16].try_into().expect("16 bytes");
             bytemuck::cast(*b)
         });
-        let o: &mut [u8; 128] = (&mut out[128 * k..][..128]).try_into().expect("128 bytes");
         // SAFETY: SSE2 is enabled (this module is compiled only then); every intrinsic
         // here computes on values and touches no memory.
         let words: [__m128i; 8] = unsafe {
-            let a01 = [_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1])];
-            let a23 = [_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3])];
-            let a45 = [_mm_unpacklo_epi8(r[4], r[5]), _mm_unpackhi_epi8(r[4], r[5])];
-            let a67 = [_mm_unpacklo_epi8(r[6], r[7]), _mm_unpackhi_epi8(r[6], r[7])];
-            // Rows 0..4 and 4..8 of columns 4m..4m+4, 4 bytes per column.
-            let b0: [__m128i; 4] = core::array::from_fn(|m| {
-                let (x, y) = (a01[m / 2], a23[m / 2]);
-                if m % 2 == 0 {
+            let nib = _mm_set1_epi8(0x0F);
+            let lo = |x: __m128i, y: __m128i| {
+                _mm_or_si128(_mm_and_si128(x, nib), _mm_slli_epi16(_mm_and_si128(y, nib), 4))
+            };
+            let hi = |x: __m128i, y: __m128i| {
+                _mm_or_si128(_mm_and_si128(_mm_srli_epi16(x, 4), nib), _mm_andnot_si128(nib, y))
+            };
+            let p = [
+                lo(r[0], r[1]),
+                lo(r[2], r[3]),
+                lo(r[4], r[5]),
+                lo(r[6], r[7]),
+                hi(r[0], r[1]),
+                hi(r[2], r[3]),
+                hi(r[4], r[5]),
+                hi(r[6], r[7]),
+            ];
+            let a: [__m128i; 8] = core::array::from_fn(|i| {
+                let (x, y) = (p[2 * (i / 2)], p[2 * (i / 2) + 1]);
+                if i % 2 == 0 {
+                    _mm_unpacklo_epi8(x, y)
+                } else {
+                    _mm_unpackhi_epi8(x, y)
+                }
+            });
+            // a[2m + h]: bytes of p[2m], p[2m+1] interleaved, columns 8h..8h+8.
+            let b: [__m128i; 8] = core::array::from_fn(|i| {
+                // b[4g + n]: p[4g..4g+4] for columns 4n..4n+4.
+                let (g, n) = (i / 4, i % 4);
+                let (x, y) = (a[4 * g + n / 2], a[4 * g + 2 + n / 2]);
+                if n % 2 == 0 {
                     _mm_unpacklo_epi16(x, y)
                 } else {
                     _mm_unpackhi_epi16(x, y)
                 }
             });
-            let b1: [__m128i; 4] = core::array::from_fn(|m| {
-                let (x, y) = (a45[m / 2], a67[m / 2]);
-                if m % 2 == 0 {
-                    _mm_unpacklo_epi16(x, y)
-                } else {
-                    _mm_unpackhi_epi16(x, y)
-                }
-            });
-            // Word pair q: columns 2q and 2q + 1, all eight rows each.
+            // Word pair q: columns 2q and 2q + 1, bytes of p[0..8] each.
             core::array::from_fn(|q| {
-                let (x, y) = (b0[q / 2], b1[q / 2]);
+                let (x, y) = (b[q / 2], b[4 + q / 2]);
                 if q % 2 == 0 {
                     _mm_unpacklo_epi32(x, y)
                 } else {
@@ -145,21 +159,9 @@ pub(super) fn spread_nibbles8(rows: [&[u8]; 8], out: &mut [u8], bytes: usize) ->
                 }
             })
         };
+        let o: &mut [u8; 128] = (&mut out[128 * k..][..128]).try_into().expect("128 bytes");
         for (q, w) in words.into_iter().enumerate() {
-            // SAFETY: as above.
-            let v = unsafe {
-                let nib = _mm_set1_epi8(0x0F);
-                let byte = _mm_set1_epi16(0x00FF);
-                let squeeze = |v: __m128i| {
-                    // Per 16-bit lane [b0, b1] of nibbles: b0 | b1 << 4 in the low byte.
-                    _mm_and_si128(_mm_or_si128(v, _mm_srli_epi16(v, 4)), byte)
-                };
-                let lo = squeeze(_mm_and_si128(w, nib));
-                let hi = squeeze(_mm_and_si128(_mm_srli_epi16(w, 4), nib));
-                // [lo 2q, lo 2q+1, hi 2q, hi 2q+1] -> [lo 2q, hi 2q, lo 2q+1, hi 2q+1]
-                _mm_shuffle_epi32(_mm_packus_epi16(lo, hi), 0b11_01_10_00)
-            };
-            let bytes: [u8; 16] = bytemuck::cast(v);
+            let bytes: [u8; 16] = bytemuck::cast(w);
             o[16 * q..16 * q + 16].copy_from_slice(&bytes);
         }
     }
