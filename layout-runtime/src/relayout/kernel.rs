@@ -63,15 +63,51 @@ macro_rules! elem {
 }
 elem!(1 => u8, 2 => u16, 4 => u32, 8 => u64, 16 => u128);
 
+/// How kernels store finished contiguous output: plain stores, or non-temporal ones (large
+/// destinations on x86_64) that skip reading each destination line into the cache first.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sink {
+    pub stream: bool,
+}
+
+impl Sink {
+    /// `dst.copy_from_slice(src)`, streamed when the sink says so.
+    #[inline(always)]
+    pub(super) fn put(self, dst: &mut [u8], src: &[u8]) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if self.stream {
+            return super::simd::stream_copy(dst, src);
+        }
+        dst.copy_from_slice(src);
+    }
+
+    /// Makes streamed stores ordered before what follows (call before handing `dst` on).
+    pub(super) fn finish(self) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if self.stream {
+            super::simd::fence();
+        }
+    }
+}
+
 /// Copies one block; destination offsets are relative to `dst_origin` (the start of `dst`
 /// in the whole buffer, when a thread owns a part of it).
-pub(super) fn copy_block<T: Elem>(src: &[T], dst: &mut [T], b: &Block, dst_origin: usize) {
+pub(super) fn copy_block<T: Elem>(
+    src: &[T],
+    dst: &mut [T],
+    b: &Block,
+    dst_origin: usize,
+    sink: Sink,
+) {
     let d0 = b.dst - dst_origin;
     // One loop nest per kernel: the choice is made once per block, not per position.
     match b.inner {
         Inner::Point => walk(&b.outer, b.src, d0, &mut |s, d| dst[d] = src[s]),
         Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| {
-            dst[d..d + n].copy_from_slice(&src[s..s + n]);
+            sink.put(
+                bytemuck::cast_slice_mut(&mut dst[d..d + n]),
+                bytemuck::cast_slice(&src[s..s + n]),
+            );
         }),
         Inner::Strided { n, src: ss, dst: ds } => walk(&b.outer, b.src, d0, &mut |s, d| {
             for i in 0..n {
@@ -80,7 +116,7 @@ pub(super) fn copy_block<T: Elem>(src: &[T], dst: &mut [T], b: &Block, dst_origi
         }),
         Inner::Transpose { x, a, y, c } => {
             let kind = Transpose::pick::<T>(x, a, y, c);
-            walk(&b.outer, b.src, d0, &mut |s, d| kind.run(src, s, a, dst, d, c, x, y));
+            walk(&b.outer, b.src, d0, &mut |s, d| kind.run(src, s, a, dst, d, c, x, y, sink));
         }
     }
 }
@@ -138,11 +174,12 @@ impl Transpose {
         c: usize,
         x: usize,
         y: usize,
+        sink: Sink,
     ) {
         match self {
             Transpose::Interleave => {
                 let rows = |r: usize| &src[s + r * a..][..y];
-                weave::interleave(x, rows, &mut dst[d..d + x * y]);
+                weave::interleave(x, rows, &mut dst[d..d + x * y], sink);
             }
             Transpose::Deinterleave => {
                 weave::deinterleave(y, &src[s..s + x * y], dst, d, c, x);
@@ -168,7 +205,10 @@ impl Transpose {
 /// vectorizes best; the words are stored as little-endian bytes, so the byte order of the
 /// buffer is the element order whatever the machine.
 mod weave {
-    use super::Elem;
+    use super::{Elem, Sink};
+
+    /// Bytes of interleaved output built on the stack before being streamed out.
+    const SCRATCH: usize = 512;
 
     macro_rules! weave {
         ($e:literal, $k:literal, $u:ty, $w:ty, $inter:ident, $de:ident) => {
@@ -246,6 +286,7 @@ mod weave {
         k: usize,
         rows: impl Fn(usize) -> &'s [T],
         out: &mut [T],
+        sink: Sink,
     ) {
         macro_rules! go {
             ($e:literal, $k:literal, $f:ident) => {
@@ -253,7 +294,19 @@ mod weave {
                     rows_as::<T, [u8; $e], $k>(&rows),
                     bytemuck::try_cast_slice_mut::<T, [u8; $e * $k]>(out),
                 ) {
-                    return $f(r, o);
+                    if !sink.stream {
+                        return $f(r, o);
+                    }
+                    // Streamed: build a few hundred bytes on the stack, then stream them.
+                    let mut buf = [[0u8; $e * $k]; SCRATCH / ($e * $k)];
+                    let mut j = 0;
+                    for piece in o.chunks_mut(buf.len()) {
+                        let m = piece.len();
+                        $f(r.map(|row| &row[j..j + m]), &mut buf[..m]);
+                        sink.put(bytemuck::cast_slice_mut(piece), bytemuck::cast_slice(&buf[..m]));
+                        j += m;
+                    }
+                    return;
                 }
             };
         }
@@ -419,7 +472,14 @@ impl<const B: usize> Packed<B> {
         }
     }
 
-    pub(super) fn copy_block(self, src: &[u8], dst: &mut [u8], b: &Block, dst_origin: usize) {
+    pub(super) fn copy_block(
+        self,
+        src: &[u8],
+        dst: &mut [u8],
+        b: &Block,
+        dst_origin: usize,
+        sink: Sink,
+    ) {
         walk(&b.outer, b.src, b.dst - dst_origin, &mut |s, d| match b.inner {
             Inner::Point => self.set(dst, d, self.get(src, s)),
             Inner::Run(n) => self.run(src, s, dst, d, n),
@@ -443,7 +503,7 @@ impl<const B: usize> Packed<B> {
                 && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0);
             let d0 = b.dst - dst_origin;
             if whole {
-                walk(&b.outer, b.src, d0, &mut |s, d| self.spread(src, s, a, dst, d, x, y));
+                walk(&b.outer, b.src, d0, &mut |s, d| self.spread(src, s, a, dst, d, x, y, sink));
             } else {
                 walk(&b.outer, b.src, d0, &mut |s, d| {
                     for j in 0..y {
@@ -478,7 +538,17 @@ impl<const B: usize> Packed<B> {
     /// a time.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn spread(self, src: &[u8], s: usize, a: usize, dst: &mut [u8], d: usize, x: usize, y: usize) {
+    fn spread(
+        self,
+        src: &[u8],
+        s: usize,
+        a: usize,
+        dst: &mut [u8],
+        d: usize,
+        x: usize,
+        y: usize,
+        sink: Sink,
+    ) {
         let g = self.per_byte();
         let bytes = y / g;
         let rows_at = |r: usize| (s + r * a) / g;
@@ -488,10 +558,10 @@ impl<const B: usize> Packed<B> {
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 let done = {
                     let rows = core::array::from_fn(|r| &src[rows_at(r)..][..bytes]);
-                    super::simd::spread_nibbles8(rows, out, bytes)
+                    super::simd::spread_nibbles8(rows, out, bytes, sink.stream)
                 };
                 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-                let done = 0;
+                let (done, _) = (0, sink);
                 spread::<4, 8>(src, |r| rows_at(r) + done, &mut out[done * 8..], bytes - done);
             }
             (4, 2) => spread::<4, 2>(src, rows_at, out, bytes),

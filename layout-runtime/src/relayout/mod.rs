@@ -22,9 +22,23 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use decompose::Block;
-use kernel::Packed;
+use kernel::{Packed, Sink};
+
+/// Destinations at least this large are written with non-temporal stores where the target
+/// has them: far larger than the caches, so the lines would be evicted unread anyway.
+const STREAM_MIN_BYTES: usize = 16 << 20;
 
 use crate::{ArrayShape, Error, ErrorKind, Plan, Shape};
+
+/// The strided copy of a pair of layouts over whole elements.
+#[derive(Clone, Debug)]
+struct Blocks {
+    copies: Vec<Block>,
+    /// The destination's padding inside the grid.
+    zeros: Vec<Block>,
+    /// Where the `L` tail starts, in elements.
+    tail: usize,
+}
 
 /// How a plan moves elements.
 #[derive(Clone, Debug)]
@@ -33,8 +47,7 @@ enum Engine {
     Zero,
     /// Strided blocks over whole elements of `size` bytes (1, 2, 4, 8 or 16; other sizes are
     /// blocks of bytes with `size` 1).
-    /// `tail`: where the `L` tail starts, in those elements.
-    Bytes { size: usize, copies: Vec<Block>, zeros: Vec<Block>, tail: usize },
+    Bytes { size: usize, blocks: Blocks },
     /// Strided blocks over packed 1-, 2- or 4-bit elements.
     Packed { bits: usize, copies: Vec<Block>, zeros: Vec<Block> },
     /// Element by element (see `general`).
@@ -79,6 +92,8 @@ pub struct RelayoutPlan {
     from: Plan,
     to: Plan,
     engine: Engine,
+    /// Destinations this large or larger are streamed (tests lower it to reach that path).
+    stream_min: usize,
 }
 
 fn shape_error(kind: ErrorKind, message: alloc::string::String) -> Error {
@@ -136,7 +151,7 @@ impl RelayoutPlan {
             }
         }
         let engine = Self::engine(&from, &to);
-        Ok(RelayoutPlan { from, to, engine })
+        Ok(RelayoutPlan { from, to, engine, stream_min: STREAM_MIN_BYTES })
     }
 
     fn engine(from: &Plan, to: &Plan) -> Engine {
@@ -159,9 +174,10 @@ impl RelayoutPlan {
         let size = bits / 8;
         let (size, scale) = if matches!(size, 1 | 2 | 4 | 8 | 16) { (size, 1) } else { (1, size) };
         match decompose::blocks(from, to, scale) {
-            Some((copies, zeros)) => {
-                Engine::Bytes { size, copies, zeros, tail: to.grid_len() * scale }
-            }
+            Some((copies, zeros)) => Engine::Bytes {
+                size,
+                blocks: Blocks { copies, zeros, tail: to.grid_len() * scale },
+            },
             None => Engine::General,
         }
     }
@@ -191,6 +207,10 @@ impl RelayoutPlan {
     /// ```
     pub fn dst_len(&self) -> usize {
         self.to.byte_len()
+    }
+
+    fn sink(&self, dst: &[u8]) -> Sink {
+        Sink { stream: dst.len() >= self.stream_min }
     }
 
     fn check(&self, src: usize, dst: usize) -> Result<(), Error> {
@@ -229,9 +249,7 @@ impl RelayoutPlan {
         match &self.engine {
             Engine::Zero => dst.fill(0),
             Engine::General => general::copy(&self.from, &self.to, src, dst),
-            Engine::Bytes { size, copies, zeros, tail } => {
-                bytes(*size, src, dst, copies, zeros, *tail, false);
-            }
+            Engine::Bytes { size, blocks } => bytes(*size, src, dst, blocks, self.sink(dst), false),
             Engine::Packed { bits, copies, zeros } => match bits {
                 1 => self.packed(Packed::<1>, src, dst, copies, zeros, false),
                 2 => self.packed(Packed::<2>, src, dst, copies, zeros, false),
@@ -251,15 +269,17 @@ impl RelayoutPlan {
         zeros: &[Block],
         parallel: bool,
     ) {
+        let sink = self.sink(dst);
         for b in copies {
             #[cfg(feature = "rayon")]
             if parallel {
-                parallel::copy_packed(packed, src, dst, b);
+                parallel::copy_packed(packed, src, dst, b, sink);
                 continue;
             }
             let _ = parallel;
-            packed.copy_block(src, dst, b, 0);
+            packed.copy_block(src, dst, b, 0, sink);
         }
+        sink.finish();
         for b in zeros {
             packed.zero_block(dst, b);
         }
@@ -326,9 +346,7 @@ impl RelayoutPlan {
     pub fn run_parallel(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
         match &self.engine {
-            Engine::Bytes { size, copies, zeros, tail } => {
-                bytes(*size, src, dst, copies, zeros, *tail, true);
-            }
+            Engine::Bytes { size, blocks } => bytes(*size, src, dst, blocks, self.sink(dst), true),
             Engine::Packed { bits, copies, zeros } => match bits {
                 1 => self.packed(Packed::<1>, src, dst, copies, zeros, true),
                 2 => self.packed(Packed::<2>, src, dst, copies, zeros, true),
@@ -341,21 +359,13 @@ impl RelayoutPlan {
 }
 
 /// The strided path over whole elements of `size` bytes.
-fn bytes(
-    size: usize,
-    src: &[u8],
-    dst: &mut [u8],
-    copies: &[Block],
-    zeros: &[Block],
-    tail: usize,
-    parallel: bool,
-) {
+fn bytes(size: usize, src: &[u8], dst: &mut [u8], blocks: &Blocks, sink: Sink, parallel: bool) {
     match size {
-        1 => elements::<u8>(src, dst, copies, zeros, tail, parallel),
-        2 => elements::<u16>(src, dst, copies, zeros, tail, parallel),
-        4 => elements::<u32>(src, dst, copies, zeros, tail, parallel),
-        8 => elements::<u64>(src, dst, copies, zeros, tail, parallel),
-        _ => elements::<u128>(src, dst, copies, zeros, tail, parallel),
+        1 => elements::<u8>(src, dst, blocks, sink, parallel),
+        2 => elements::<u16>(src, dst, blocks, sink, parallel),
+        4 => elements::<u32>(src, dst, blocks, sink, parallel),
+        8 => elements::<u64>(src, dst, blocks, sink, parallel),
+        _ => elements::<u128>(src, dst, blocks, sink, parallel),
     }
 }
 
@@ -364,15 +374,14 @@ fn bytes(
 fn elements<I: kernel::Elem>(
     src: &[u8],
     dst: &mut [u8],
-    copies: &[Block],
-    zeros: &[Block],
-    tail: usize,
+    blocks: &Blocks,
+    sink: Sink,
     parallel: bool,
 ) {
     if let (Ok(s), Ok(d)) =
         (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
     {
-        return run_blocks(s, d, copies, zeros, tail, parallel);
+        return run_blocks(s, d, blocks, sink, parallel);
     }
     macro_rules! unaligned {
         ($($n:literal),*) => {
@@ -382,7 +391,7 @@ fn elements<I: kernel::Elem>(
                     // alignment-1 arrays cannot fail.
                     let s: &[[u8; $n]] = bytemuck::cast_slice(src);
                     let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
-                    run_blocks(s, d, copies, zeros, tail, parallel)
+                    run_blocks(s, d, blocks, sink, parallel)
                 })*
                 _ => {}
             }
@@ -394,25 +403,25 @@ fn elements<I: kernel::Elem>(
 fn run_blocks<T: kernel::Elem>(
     src: &[T],
     dst: &mut [T],
-    copies: &[Block],
-    zeros: &[Block],
-    tail: usize,
+    blocks: &Blocks,
+    sink: Sink,
     parallel: bool,
 ) {
-    for b in copies {
+    for b in &blocks.copies {
         #[cfg(feature = "rayon")]
         if parallel {
-            parallel::copy(src, dst, b);
+            parallel::copy(src, dst, b, sink);
             continue;
         }
         let _ = parallel;
-        kernel::copy_block(src, dst, b, 0);
+        kernel::copy_block(src, dst, b, 0, sink);
     }
+    sink.finish();
     let zero = T::zeroed();
-    for b in zeros {
+    for b in &blocks.zeros {
         kernel::zero_block(dst, b, zero);
     }
-    dst[tail..].fill(zero);
+    dst[blocks.tail..].fill(zero);
 }
 
 #[cfg(feature = "rayon")]
@@ -422,7 +431,7 @@ mod parallel {
     use rayon::prelude::*;
 
     use super::decompose::Block;
-    use super::kernel::{self, Packed};
+    use super::kernel::{self, Packed, Sink};
 
     /// Blocks smaller than this many elements are not worth a fork.
     const MIN_ELEMENTS: usize = 1 << 15;
@@ -460,12 +469,14 @@ mod parallel {
         Some(out)
     }
 
-    pub(super) fn copy<T: kernel::Elem>(src: &[T], dst: &mut [T], b: &Block) {
+    pub(super) fn copy<T: kernel::Elem>(src: &[T], dst: &mut [T], b: &Block, sink: Sink) {
         match parts(b, dst, 1) {
-            Some(parts) => parts
-                .into_par_iter()
-                .for_each(|(part, dst, origin)| kernel::copy_block(src, dst, &part, origin)),
-            None => kernel::copy_block(src, dst, b, 0),
+            Some(parts) => parts.into_par_iter().for_each(|(part, dst, origin)| {
+                kernel::copy_block(src, dst, &part, origin, sink);
+                // Each worker orders its own streamed stores before the join.
+                sink.finish();
+            }),
+            None => kernel::copy_block(src, dst, b, 0, sink),
         }
     }
 
@@ -474,12 +485,14 @@ mod parallel {
         src: &[u8],
         dst: &mut [u8],
         b: &Block,
+        sink: Sink,
     ) {
         match parts(b, dst, 8 / B) {
-            Some(parts) => parts
-                .into_par_iter()
-                .for_each(|(part, dst, origin)| packed.copy_block(src, dst, &part, origin)),
-            None => packed.copy_block(src, dst, b, 0),
+            Some(parts) => parts.into_par_iter().for_each(|(part, dst, origin)| {
+                packed.copy_block(src, dst, &part, origin, sink);
+                sink.finish();
+            }),
+            None => packed.copy_block(src, dst, b, 0, sink),
         }
     }
 }

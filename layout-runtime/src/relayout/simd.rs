@@ -9,23 +9,60 @@
 //! blocks are for older compilers).
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_or_si128, _mm_set1_epi8, _mm_slli_epi16,
-    _mm_srli_epi16, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
-    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
+    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_or_si128, _mm_set1_epi8, _mm_sfence,
+    _mm_slli_epi16, _mm_srli_epi16, _mm_stream_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_unpackhi_epi64, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
+    _mm_unpacklo_epi64, _mm_unpacklo_epi8,
 };
 
 type E4 = [u8; 4];
+
+/// Writes 16 bytes to `dst`: a non-temporal store when `stream` (then `dst` must start on a
+/// 16-byte boundary), a plain one otherwise.
+#[allow(unused_unsafe)]
+#[inline(always)]
+fn put16(dst: &mut [u8; 16], v: __m128i, stream: bool) {
+    if stream {
+        debug_assert_eq!(dst.as_ptr() as usize % 16, 0);
+        // SAFETY: `dst` is 16 bytes, exclusively borrowed, so valid for a 16-byte write; the
+        // callers pass `stream` only for 16-byte aligned chunks, as the instruction needs.
+        unsafe { _mm_stream_si128(dst.as_mut_ptr().cast::<__m128i>(), v) }
+    } else {
+        *dst = bytemuck::cast(v);
+    }
+}
+
+/// `dst.copy_from_slice(src)` with non-temporal stores for the 16-byte aligned middle: the
+/// lines go to memory without first being read into the cache (a plain store reads each
+/// destination line before overwriting it, half again the memory traffic of a copy).
+/// Ordered for other threads by [`fence`].
+pub(super) fn stream_copy(dst: &mut [u8], src: &[u8]) {
+    let head = dst.as_ptr().align_offset(16).min(dst.len());
+    let (first, rest) = dst.split_at_mut(head);
+    let (src_first, src_rest) = src.split_at(head);
+    first.copy_from_slice(src_first);
+    let mut out = rest.chunks_exact_mut(16);
+    let mut input = src_rest.chunks_exact(16);
+    for (o, i) in (&mut out).zip(&mut input) {
+        let o: &mut [u8; 16] = o.try_into().expect("16 bytes");
+        let i: [u8; 16] = i.try_into().expect("16 bytes");
+        put16(o, bytemuck::cast(i), true);
+    }
+    out.into_remainder().copy_from_slice(input.remainder());
+}
+
+/// Orders the non-temporal stores before anything this thread writes next (a release to
+/// another thread included): they are weakly ordered otherwise.
+#[allow(unused_unsafe)]
+pub(super) fn fence() {
+    // SAFETY: a store fence has no operands and no preconditions.
+    unsafe { _mm_sfence() }
+}
 
 #[inline(always)]
 fn load(s: &[E4]) -> __m128i {
     let a: &[E4; 4] = s[..4].try_into().expect("4 elements");
     bytemuck::cast(*a)
-}
-
-#[inline(always)]
-fn store(d: &mut [E4], v: __m128i) {
-    let o: &mut [E4; 4] = (&mut d[..4]).try_into().expect("4 elements");
-    *o = bytemuck::cast(v);
 }
 
 /// Rows `a b c d` of a 4×4 tile become its columns.
@@ -51,8 +88,9 @@ fn t4(r: [__m128i; 4]) -> [__m128i; 4] {
 /// `dst[d + i + j·c] = src[s + i·a + j]` for 4-byte elements, `i < x`, `j < y`.
 ///
 /// Four destination rows are written at a time while the source is read four rows by four
-/// bytes: of the orders measured, the one that keeps the fewest write streams open (rows a
-/// power-of-two apart alias in the cache, so wide tiles thrash).
+/// elements: of the orders measured (wider tiles, 16×16 blocks, i-outer, a buffered strip,
+/// streamed stores), the one that keeps the fewest destination lines live. Rows a
+/// power-of-two apart alias in the cache, so wider tiles thrash.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn transpose4(
     src: &[E4],
@@ -74,10 +112,10 @@ pub(super) fn transpose4(
                 load(&src[at + 2 * a..]),
                 load(&src[at + 3 * a..]),
             ];
-            let cols = t4(rows);
             let at = d + j0 * c + i0;
-            for (k, col) in cols.into_iter().enumerate() {
-                store(&mut dst[at + k * c..], col);
+            for (k, col) in t4(rows).into_iter().enumerate() {
+                let piece: &mut [E4; 4] = (&mut dst[at + k * c..][..4]).try_into().expect("4");
+                *piece = bytemuck::cast(col);
             }
         }
         for j in j0..j0 + 4 {
@@ -103,8 +141,15 @@ pub(super) fn transpose4(
 /// output group pair `j` is byte `j` of `P_0..P_3, Q_0..Q_3` in order, which is an 8×16
 /// byte transpose: three rounds of unpacks.
 #[allow(unused_unsafe)]
-pub(super) fn spread_nibbles8(rows: [&[u8]; 8], out: &mut [u8], bytes: usize) -> usize {
+pub(super) fn spread_nibbles8(
+    rows: [&[u8]; 8],
+    out: &mut [u8],
+    bytes: usize,
+    stream: bool,
+) -> usize {
     let chunks = bytes / 16;
+    // Output chunks are 16 bytes apart from `out`: all aligned or none.
+    let stream = stream && out.as_ptr() as usize % 16 == 0;
     for k in 0..chunks {
         let r: [__m128i; 8] = core::array::from_fn(|i| {
             let b: &[u8; 16] = rows[i][16 * k..][..16].try_into().expect("16 bytes");
@@ -160,10 +205,50 @@ pub(super) fn spread_nibbles8(rows: [&[u8]; 8], out: &mut [u8], bytes: usize) ->
             })
         };
         let o: &mut [u8; 128] = (&mut out[128 * k..][..128]).try_into().expect("128 bytes");
-        for (q, w) in words.into_iter().enumerate() {
-            let bytes: [u8; 16] = bytemuck::cast(w);
-            o[16 * q..16 * q + 16].copy_from_slice(&bytes);
+        for (o, w) in o.chunks_exact_mut(16).zip(words) {
+            put16(o.try_into().expect("16 bytes"), w, stream);
         }
     }
     chunks * 16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_copy_heads_middles_and_tails() {
+        let src: [u8; 200] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+        for offset in 0..17 {
+            for len in [0, 1, 15, 16, 17, 31, 32, 33, 64, 100, 183] {
+                let mut dst = [0u8; 200];
+                stream_copy(&mut dst[offset..offset + len], &src[..len]);
+                fence();
+                assert_eq!(dst[offset..offset + len], src[..len], "offset {offset} len {len}");
+                assert!(dst[..offset].iter().chain(&dst[offset + len..]).all(|&b| b == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn nibble_groups_streamed_or_not() {
+        let rows: [[u8; 48]; 8] =
+            core::array::from_fn(|r| core::array::from_fn(|j| (r * 48 + j) as u8));
+        let refs = rows.each_ref().map(|r| &r[..]);
+        let mut plain = [0u8; 48 * 8 + 16];
+        let mut streamed = [0u8; 48 * 8 + 16];
+        // An aligned start for the streamed output (the function checks, this only picks).
+        let at = streamed.as_ptr().align_offset(16);
+        assert_eq!(spread_nibbles8(refs, &mut plain[..384], 48, false), 48);
+        assert_eq!(spread_nibbles8(refs, &mut streamed[at..at + 384], 48, true), 48);
+        fence();
+        assert_eq!(plain[..384], streamed[at..at + 384]);
+        for j in 0..48 {
+            for r in 0..8 {
+                let (lo, hi) = (rows[r][j] & 15, rows[r][j] >> 4);
+                assert_eq!((plain[8 * j + r / 2] >> (4 * (r % 2))) & 15, lo);
+                assert_eq!((plain[8 * j + 4 + r / 2] >> (4 * (r % 2))) & 15, hi);
+            }
+        }
+    }
 }

@@ -44,16 +44,29 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
-/// Runs `p` on noise over a dirty destination and compares with the reference.
+/// Runs `p` on noise over a dirty destination and compares with the reference, with plain
+/// and with streaming stores.
 fn check(p: &RelayoutPlan) {
     let src = noise(p.src_len(), p.src_len() as u64 + 7);
     let mut dst = vec![0xA5u8; p.dst_len()];
     p.run(&src, &mut dst).unwrap();
     assert_eq!(dst, reference(p, &src));
+    let mut streamed = p.clone();
+    streamed.stream_min = 0;
+    let mut again = vec![0x96u8; p.dst_len()];
+    streamed.run(&src, &mut again).unwrap();
+    assert_eq!(again, dst);
+    // One byte off the destination's alignment: streamed stores start after a plain head.
+    let mut shifted = vec![0x69u8; p.dst_len() + 1];
+    streamed.run(&src, &mut shifted[1..]).unwrap();
+    assert_eq!(shifted[1..], dst[..]);
     #[cfg(feature = "rayon")]
     {
         let mut par = vec![0x5Au8; p.dst_len()];
         p.run_parallel(&src, &mut par).unwrap();
+        assert_eq!(par, dst);
+        let mut par = vec![0x5Au8; p.dst_len()];
+        streamed.run_parallel(&src, &mut par).unwrap();
         assert_eq!(par, dst);
     }
 }
