@@ -288,6 +288,36 @@ mod weave {
         out: &mut [T],
         sink: Sink,
     ) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            let bytes = |r: usize| bytemuck::cast_slice::<T, u8>(rows(r));
+            let done = match (core::mem::size_of::<T>(), k) {
+                (1, 4) => super::super::simd::interleave_u8x4(
+                    core::array::from_fn(bytes),
+                    bytemuck::cast_slice_mut(out),
+                    sink.stream,
+                ),
+                (2, 2) => super::super::simd::interleave_u16x2(
+                    core::array::from_fn(bytes),
+                    bytemuck::cast_slice_mut(out),
+                    sink.stream,
+                ),
+                _ => 0,
+            };
+            if done > 0 {
+                return interleave_words(k, |r| &rows(r)[done..], &mut out[done * k..], sink);
+            }
+        }
+        interleave_words(k, rows, out, sink)
+    }
+
+    /// [`interleave`] as integer words.
+    fn interleave_words<'s, T: Elem>(
+        k: usize,
+        rows: impl Fn(usize) -> &'s [T],
+        out: &mut [T],
+        sink: Sink,
+    ) {
         macro_rules! go {
             ($e:literal, $k:literal, $f:ident) => {
                 if let (Some(r), Ok(o)) = (
@@ -331,6 +361,26 @@ mod weave {
 
     /// `dst[d + r·c + j] = words[j·k + r]` for `j < n`, `r < k`.
     pub(super) fn deinterleave<T: Elem>(
+        k: usize,
+        words: &[T],
+        dst: &mut [T],
+        d: usize,
+        c: usize,
+        n: usize,
+    ) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if let (2, 2) = (core::mem::size_of::<T>(), k) {
+            if let Some(rows) = rows_mut::<T, u8, 2>(dst, d, c, n) {
+                let done =
+                    super::super::simd::deinterleave_u16x2(bytemuck::cast_slice(words), rows);
+                return deinterleave_words(k, &words[done * k..], dst, d + done, c, n - done);
+            }
+        }
+        deinterleave_words(k, words, dst, d, c, n)
+    }
+
+    /// [`deinterleave`] as integer words.
+    fn deinterleave_words<T: Elem>(
         k: usize,
         words: &[T],
         dst: &mut [T],

@@ -9,10 +9,11 @@
 //! blocks are for older compilers).
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_or_si128, _mm_set1_epi8, _mm_sfence,
-    _mm_slli_epi16, _mm_srli_epi16, _mm_stream_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
-    _mm_unpackhi_epi64, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
-    _mm_unpacklo_epi64, _mm_unpacklo_epi8,
+    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_or_si128, _mm_packs_epi32, _mm_prefetch,
+    _mm_set1_epi8, _mm_sfence, _mm_slli_epi16, _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi16,
+    _mm_stream_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
+    _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    _mm_unpacklo_epi8, _MM_HINT_T0,
 };
 
 type E4 = [u8; 4];
@@ -65,6 +66,15 @@ fn load(s: &[E4]) -> __m128i {
     bytemuck::cast(*a)
 }
 
+/// Asks for the cache line holding `x` to be loaded into the cache.
+#[allow(unused_unsafe)]
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    // SAFETY: a prefetch is a hint that never faults and changes no memory; the address is
+    // that of a live reference.
+    unsafe { _mm_prefetch(core::ptr::from_ref(x).cast::<i8>(), _MM_HINT_T0) }
+}
+
 /// Rows `a b c d` of a 4×4 tile become its columns.
 #[allow(unused_unsafe)]
 #[inline(always)]
@@ -106,6 +116,15 @@ pub(super) fn transpose4(
     for j0 in (0..yb).step_by(4) {
         for i0 in (0..xb).step_by(4) {
             let at = s + i0 * a + j0;
+            if j0 % 16 == 0 {
+                // Entering a new 64-byte line of these rows: fetch the next one early. The
+                // source is walked down its columns, a pattern hardware prefetchers miss.
+                for r in 0..4 {
+                    if let Some(next) = src.get(at + r * a + 16) {
+                        prefetch(next);
+                    }
+                }
+            }
             let rows = [
                 load(&src[at..]),
                 load(&src[at + a..]),
@@ -129,6 +148,86 @@ pub(super) fn transpose4(
             dst[d + j * c + i] = src[s + i * a + j];
         }
     }
+}
+
+#[inline(always)]
+fn load16(s: &[u8]) -> __m128i {
+    let a: [u8; 16] = s[..16].try_into().expect("16 bytes");
+    bytemuck::cast(a)
+}
+
+/// Writes vectors to consecutive 16-byte pieces of `out`.
+#[inline(always)]
+fn put_all<const N: usize>(out: &mut [u8], v: [__m128i; N], stream: bool) {
+    for (o, v) in out.chunks_exact_mut(16).zip(v) {
+        put16(o.try_into().expect("16 bytes"), v, stream);
+    }
+}
+
+/// The `(4,1)` groups of 1-byte elements: `out[4j + r] = rows[r][j]`, sixteen columns at a
+/// time with two rounds of unpacks. Returns the columns done (a multiple of 16).
+#[allow(unused_unsafe)]
+pub(super) fn interleave_u8x4(rows: [&[u8]; 4], out: &mut [u8], stream: bool) -> usize {
+    let n = rows[0].len() - rows[0].len() % 16;
+    let stream = stream && out.as_ptr() as usize % 16 == 0;
+    for (j, o) in out[..4 * n].chunks_exact_mut(64).enumerate() {
+        let r = rows.map(|row| load16(&row[16 * j..]));
+        // SAFETY: SSE2 is enabled (this module is compiled only then); unpacks touch no
+        // memory.
+        let v = unsafe {
+            let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
+            let (c, d) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
+            [
+                _mm_unpacklo_epi16(a, c),
+                _mm_unpackhi_epi16(a, c),
+                _mm_unpacklo_epi16(b, d),
+                _mm_unpackhi_epi16(b, d),
+            ]
+        };
+        put_all(o, v, stream);
+    }
+    n
+}
+
+/// The `(2,1)` row pairs of 2-byte elements (bf16): `out[2j + r] = rows[r][j]`, eight
+/// columns at a time. `rows` and `out` are bytes. Returns the columns done.
+#[allow(unused_unsafe)]
+pub(super) fn interleave_u16x2(rows: [&[u8]; 2], out: &mut [u8], stream: bool) -> usize {
+    let n = rows[0].len() / 2 - rows[0].len() / 2 % 8;
+    let stream = stream && out.as_ptr() as usize % 16 == 0;
+    for (j, o) in out[..4 * n].chunks_exact_mut(32).enumerate() {
+        let r = rows.map(|row| load16(&row[16 * j..]));
+        // SAFETY: as above.
+        let v = unsafe { [_mm_unpacklo_epi16(r[0], r[1]), _mm_unpackhi_epi16(r[0], r[1])] };
+        put_all(o, v, stream);
+    }
+    n
+}
+
+/// Row pairs of 2-byte elements back into two rows: `rows[r][j] = words[2j + r]`, eight
+/// columns at a time (each lane shifted into place, then a saturating pack that cannot
+/// saturate: the values are sign-extended 16-bit). Returns the columns done.
+///
+/// Plain stores: streamed ones measured slower here, as callers interleave several rows.
+#[allow(unused_unsafe)]
+pub(super) fn deinterleave_u16x2(words: &[u8], rows: [&mut [u8]; 2]) -> usize {
+    let [r0, r1] = rows;
+    let n = r0.len() / 2 - r0.len() / 2 % 8;
+    let pieces = r0[..2 * n].chunks_exact_mut(16).zip(r1[..2 * n].chunks_exact_mut(16));
+    for (j, (o0, o1)) in pieces.enumerate() {
+        let (v0, v1) = (load16(&words[32 * j..]), load16(&words[32 * j + 16..]));
+        // SAFETY: as above.
+        let (even, odd) = unsafe {
+            let low = |v| _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
+            (
+                _mm_packs_epi32(low(v0), low(v1)),
+                _mm_packs_epi32(_mm_srai_epi32(v0, 16), _mm_srai_epi32(v1, 16)),
+            )
+        };
+        put16(o0.try_into().expect("16 bytes"), even, false);
+        put16(o1.try_into().expect("16 bytes"), odd, false);
+    }
+    n
 }
 
 /// Eight rows of packed 4-bit elements into `(8,1)` groups: byte `j` of each row holds
