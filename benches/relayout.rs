@@ -3,8 +3,9 @@
 //! `cargo bench --bench relayout` runs one criterion group: for every case a `copy`
 //! (`copy_from_slice` of as many bytes as the relayout writes) and the `relayout` itself,
 //! single-threaded (and `relayout-par` with `--features rayon`). Afterwards it prints a
-//! table of best-of-N times measured back to back, copy and relayout alternating, with each
-//! relayout's throughput as a fraction of the copy's: the figure BENCHMARKS.md records.
+//! table of best-of-9 times measured back to back, copy and relayout alternating, in three
+//! rounds, with each relayout's throughput as a fraction of the copy's (the median round,
+//! and the range): the figures BENCHMARKS.md records.
 //! `RELAYOUT_BENCH_SUMMARY_ONLY=1` skips criterion and prints only the table;
 //! `RELAYOUT_BENCH_CASE=text` keeps only the cases whose name contains `text`.
 
@@ -105,26 +106,40 @@ fn best(runs: usize, mut f: impl FnMut()) -> Duration {
 }
 
 /// Copy and relayout alternate, so a disturbance (another process on the core) hits both.
+/// Three rounds of best-of-9 pairs; the table gives the median round and the range.
 fn summary(_: &mut Criterion) {
     println!();
-    println!("| case | bytes written | copy GB/s | relayout GB/s | fraction of copy |");
-    println!("| --- | ---: | ---: | ---: | ---: |");
+    println!(
+        "| case | bytes written | copy GB/s | relayout GB/s | fraction of copy (median) | \
+         range of 3 rounds |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for spec in cases() {
         let mut k = case(spec);
-        let (mut copy, mut relayout) = (Duration::MAX, Duration::MAX);
-        for _ in 0..15 {
-            copy = copy.min(best(1, || k.copy_dst.copy_from_slice(black_box(&k.copy_src))));
-            relayout = relayout.min(best(1, || k.plan.run(black_box(&k.src), &mut k.dst).unwrap()));
-        }
+        let mut rounds: Vec<(f64, Duration, Duration)> = (0..3)
+            .map(|_| {
+                let (mut copy, mut relayout) = (Duration::MAX, Duration::MAX);
+                for _ in 0..9 {
+                    copy = copy.min(best(1, || k.copy_dst.copy_from_slice(black_box(&k.copy_src))));
+                    relayout = relayout
+                        .min(best(1, || k.plan.run(black_box(&k.src), &mut k.dst).unwrap()));
+                }
+                (copy.as_secs_f64() / relayout.as_secs_f64(), copy, relayout)
+            })
+            .collect();
+        rounds.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (ratio, copy, relayout) = rounds[1];
         let n = k.plan.dst_len() as f64;
         let gbs = |d: Duration| n / d.as_secs_f64() / 1e9;
         println!(
-            "| {} | {} | {:.2} | {:.2} | {:.2} |",
+            "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2}-{:.2} |",
             k.name,
             k.plan.dst_len(),
             gbs(copy),
             gbs(relayout),
-            copy.as_secs_f64() / relayout.as_secs_f64()
+            ratio,
+            rounds[0].0,
+            rounds[2].0
         );
     }
 }

@@ -15,6 +15,8 @@
 //!
 //! Features: `alloc` (default) for everything that parses or owns shapes; `std` (default)
 //! for `std::error::Error`. Without `alloc` only [`PrimitiveType`] is available.
+//! `rayon` (off by default, implies `std`) adds `RelayoutPlan::run_parallel`, converting
+//! buffers on all cores; [`relayout`] and [`RelayoutPlan`] themselves need only `alloc`.
 #![no_std]
 #![warn(missing_docs)]
 

@@ -7,10 +7,15 @@
 //! common ones, and loops contiguous on both sides merge. The destination is walked in
 //! memory order; contiguous runs move with `copy_from_slice`, small inner transposes (the
 //! `(2,1)` row pairs of bf16, the `(4,1)` quads of 8-bit types, the `(8,1)` nibble groups of
-//! int4) with fixed-size interleaving kernels, larger ones in 8×8 tiles. Each dimension's
-//! range is cut into whole tiles and the partial tile at its edge, so no element pays a
-//! branch for the edge. Layouts that do not decompose that way go through a general
+//! int4) with fixed-size interleaving kernels, larger ones in 4×4 or 8×8 tiles. Each
+//! dimension's range is cut into whole tiles and the partial tile at its edge, so no element
+//! pays a branch for the edge. Layouts that do not decompose that way go through a general
 //! element-by-element path that is exact for every valid layout.
+//!
+//! Memory traffic decides the speed, and three measured choices shape it: each block's
+//! loops run in destination or source order, whichever keeps fewer streams open; on x86_64,
+//! SSE2 kernels (`simd`) do the shuffles the compiler leaves scalar; and large destinations
+//! are written with non-temporal stores, which skip reading each destination line first.
 
 mod decompose;
 mod general;
@@ -68,7 +73,14 @@ enum Engine {
 /// bit of the destination: padding inside and around tiles, the `L` tail, the unused bits of
 /// a partly used last byte. When the two sides store elements in different widths
 /// (`s4` in bytes and `s4` with `E(4)`), an element keeps its low bits when narrowed and
-/// gets zero high bits when widened, as XLA's `PackIntN` / `UnpackIntN` do.
+/// gets zero high bits when widened (no sign extension: read a widened `s4` through its low
+/// four bits).
+///
+/// Speed: pairs whose tilings nest (every tile size a power of two, or one side untiled, and
+/// no `*`) with equal storage widths of whole bytes or 1, 2 or 4 bits take the strided path,
+/// at about the speed of a memory copy (BENCHMARKS.md has the figures); everything else
+/// takes an exact element-by-element path. Destinations of 16 MiB or more are written with
+/// non-temporal stores on x86_64, so they are not left in the cache.
 ///
 /// The tiled-layout document's example: row-major `f32[3,5]` to `{1,0:T(2,2)}`.
 ///

@@ -170,6 +170,26 @@ fn every_kernel_matches_the_reference() {
 }
 
 #[test]
+fn blocks_large_enough_to_split_between_threads() {
+    // Above the parallel split's minimum: `check` runs these on all cores too, where each
+    // thread owns a slice of the destination cut along the outermost loop.
+    for (from, to) in [
+        ("f32[264,260]{1,0}", "f32[264,260]{1,0:T(8,128)}"),
+        ("f32[5,96,80]{2,1,0}", "f32[5,96,80]{1,2,0}"),
+        ("bf16[64,1030]{1,0:T(8,128)(2,1)}", "bf16[64,1030]{1,0}"),
+        ("s4[256,300]{1,0:E(4)}", "s4[256,300]{1,0:T(64,128)(8,1)E(4)}"),
+        ("u2[256,300]{1,0:E(2)}", "u2[256,300]{0,1:E(2)}"),
+    ] {
+        let p = plan(from, to);
+        if let Engine::Bytes { blocks, .. } = &p.engine {
+            let splits = |b: &Block| b.len() >= 1 << 15 && b.nested && !b.outer.is_empty();
+            assert!(blocks.copies.iter().any(splits), "{from} -> {to}");
+        }
+        check(&p);
+    }
+}
+
+#[test]
 fn unaligned_buffers_take_the_byte_array_path() {
     // Buffers one byte off any alignment: the kernels run on [u8; E] instead of integers.
     for (from, to) in [
