@@ -24,7 +24,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::subbyte::{self, BitPosition};
-use crate::{ArrayShape, Dim, Divider, Error, ErrorKind, Location, Path, TileDim};
+use crate::{ArrayShape, Divider, Error, ErrorKind, Location, Path, TileDim};
 
 type Reg = u32;
 
@@ -352,20 +352,7 @@ impl Plan {
         }
         let rank = shape.rank();
         let mut dims = Vec::with_capacity(rank);
-        for (i, d) in shape.dims.iter().enumerate() {
-            let size = match *d {
-                Dim::Static(n) | Dim::Bounded(n) => n,
-                Dim::Unbounded => {
-                    return Err(Error::new(
-                        ErrorKind::NotStaticArray,
-                        format!(
-                            "dimension {i} is unbounded `?`: only static and bounded (`<=N`) \
-                             dimensions have an index space"
-                        ),
-                    )
-                    .with_path(at(Location::Dim(i))))
-                }
-            };
+        for (i, size) in shape.bounded_dims()?.into_iter().enumerate() {
             dims.push(usize::try_from(size).map_err(|_| {
                 overflow(&format!("size of dimension {i}")).with_path(at(Location::Dim(i)))
             })?);
@@ -373,35 +360,8 @@ impl Plan {
         let layout = shape.layout_or_default();
 
         // Physical order: minor_to_major reversed; it must be a permutation.
-        let m2m = &layout.minor_to_major;
-        if m2m.len() != rank {
-            return Err(Error::new(
-                ErrorKind::LayoutRank,
-                format!(
-                    "layout minor_to_major field contains {} elements, but shape is rank {rank}",
-                    m2m.len()
-                ),
-            )
-            .with_path(at(Location::Layout)));
-        }
-        let mut to_physical = Vec::with_capacity(rank);
-        for (i, &v) in m2m.iter().enumerate().rev() {
-            let Some(l) = usize::try_from(v).ok().filter(|&l| l < rank) else {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorOutOfBounds,
-                    format!("layout minor_to_major field has out-of-bounds value {v}"),
-                )
-                .with_path(at(Location::MinorToMajor(i))));
-            };
-            if to_physical.contains(&l) {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorDuplicate,
-                    format!("layout minor_to_major field has duplicate value {v}"),
-                )
-                .with_path(at(Location::MinorToMajor(i))));
-            }
-            to_physical.push(l);
-        }
+        let mut to_physical = layout.minor_to_major_permutation(rank)?;
+        to_physical.reverse();
 
         // Registers 0..rank hold the logical index; every later one is a dimension of some
         // intermediate space, with its size.
@@ -1411,7 +1371,7 @@ impl ArrayShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Layout, PrimitiveType, Tile};
+    use crate::{Dim, Layout, PrimitiveType, Tile};
 
     fn shape(ty: PrimitiveType, dims: &[u64], m2m: &[i64], tiles: &[&[Option<u64>]]) -> ArrayShape {
         let mut layout = Layout::new(m2m.iter().copied());

@@ -3,7 +3,9 @@
 
 use alloc::vec::Vec;
 
-use crate::PrimitiveType;
+use alloc::format;
+
+use crate::{Error, ErrorKind, Location, Path, PrimitiveType};
 
 /// One dimension of an array shape.
 ///
@@ -289,6 +291,67 @@ impl ArrayShape {
             Some(l) => alloc::borrow::Cow::Borrowed(l),
             None => alloc::borrow::Cow::Owned(Layout::default_for_rank(self.rank())),
         }
+    }
+}
+
+impl Layout {
+    /// minor_to_major as a permutation of `0..rank` (most minor first), or the error that
+    /// says why it is none. Size and index computations need a permutation; the verifier
+    /// reports the same problems with XLA's words first.
+    pub(crate) fn minor_to_major_permutation(&self, rank: usize) -> Result<Vec<usize>, Error> {
+        let m2m = &self.minor_to_major;
+        if m2m.len() != rank {
+            return Err(Error::new(
+                ErrorKind::LayoutRank,
+                format!(
+                    "layout minor_to_major field contains {} elements, but shape is rank {rank}",
+                    m2m.len()
+                ),
+            )
+            .with_path(Path { tuple_indices: Vec::new(), location: Location::Layout }));
+        }
+        let mut logical = Vec::with_capacity(rank);
+        for (i, &v) in m2m.iter().enumerate() {
+            let at = Path { tuple_indices: Vec::new(), location: Location::MinorToMajor(i) };
+            let Some(l) = usize::try_from(v).ok().filter(|&l| l < rank) else {
+                return Err(Error::new(
+                    ErrorKind::MinorToMajorOutOfBounds,
+                    format!("layout minor_to_major field has out-of-bounds value {v}"),
+                )
+                .with_path(at));
+            };
+            if logical.contains(&l) {
+                return Err(Error::new(
+                    ErrorKind::MinorToMajorDuplicate,
+                    format!("layout minor_to_major field has duplicate value {v}"),
+                )
+                .with_path(at));
+            }
+            logical.push(l);
+        }
+        Ok(logical)
+    }
+}
+
+impl ArrayShape {
+    /// The storage size of each logical dimension: the static size or the bound.
+    pub(crate) fn bounded_dims(&self) -> Result<Vec<u64>, Error> {
+        self.dims
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                d.bound().ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::NotStaticArray,
+                        format!(
+                            "dimension {i} is unbounded `?`: only static and bounded (`<=N`) \
+                             dimensions have a size and an index space"
+                        ),
+                    )
+                    .with_path(Path { tuple_indices: Vec::new(), location: Location::Dim(i) })
+                })
+            })
+            .collect()
     }
 }
 
