@@ -14,7 +14,8 @@
 //! ```
 //!
 //! Features: `alloc` (default) for everything that parses or owns shapes; `std` (default)
-//! for `std::error::Error`. Without `alloc` only [`PrimitiveType`] is available.
+//! for `std::error::Error`; `half` for views of `half::f16` and `half::bf16` elements.
+//! Without `alloc` only [`PrimitiveType`] and [`Divider`] are available.
 #![no_std]
 #![warn(missing_docs)]
 
@@ -44,6 +45,8 @@ mod size;
 mod subbyte;
 #[cfg(feature = "alloc")]
 mod validate;
+#[cfg(feature = "alloc")]
+mod view;
 
 #[cfg(feature = "alloc")]
 pub use error::{Error, ErrorKind, Location, Path};
@@ -55,3 +58,5 @@ pub use plan::{MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets
 pub use shape::{ArrayShape, Dim, Layout, Shape, SplitConfig, Tile, TileDim};
 #[cfg(feature = "alloc")]
 pub use subbyte::{bit_position, read_packed, write_packed, BitPosition};
+#[cfg(feature = "alloc")]
+pub use view::{Element, View, ViewMut};
