@@ -39,6 +39,29 @@ fn overflow(what: &str) -> Error {
     Error::new(ErrorKind::SizeOverflow, format!("the {what} does not fit in usize"))
 }
 
+/// Tables of at most this many entries in all are built (8 bytes each); larger shapes
+/// evaluate the index program instead.
+const TABLE_LIMIT: usize = 1 << 16;
+
+/// The offset map of a separable layout, tabulated: with no `*` merge every axis of the
+/// expanded space depends on one logical dimension, so `offset(i) = Σ_d f_d(i_d)`, and
+/// `f_d(x)` (the offset of `x` along dimension `d`, all others 0) is stored at
+/// `values[start[d] + x]`. One load and add per dimension replaces the divisions.
+#[derive(Clone, Debug)]
+struct Tables {
+    start: Vec<usize>,
+    values: Vec<usize>,
+}
+
+impl Tables {
+    /// `f_d(x)`; some number, never a panic, when `x` is out of range.
+    #[inline(always)]
+    fn term(&self, d: usize, x: usize) -> usize {
+        let at = self.start.get(d).map_or(usize::MAX, |&s| s.wrapping_add(x));
+        self.values.get(at).copied().unwrap_or(0)
+    }
+}
+
 /// One instruction of an index program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
@@ -305,6 +328,9 @@ pub struct Plan {
     out_stride: Vec<usize>,
     /// Untiled layouts: the stride of each logical dimension (then `forward.ops` is empty).
     logical_strides: Option<Vec<usize>>,
+    /// Tiled layouts without `*` merges: the map is a sum of one term per logical dimension,
+    /// tabulated (see [`Tables`]).
+    tables: Option<Tables>,
     /// Expanded digits -> registers -> logical index (registers 0..rank), with range checks.
     inverse: Program,
     /// Divisors by the expanded sizes (empty when the grid is).
@@ -532,6 +558,10 @@ impl Plan {
             }
             s
         });
+        let separable = forward.ops.iter().all(|op| matches!(op, Op::DivMod { .. }));
+        let table_len = dims.iter().try_fold(0usize, |n, &d| n.checked_add(d));
+        let tabulate =
+            logical_strides.is_none() && separable && table_len.is_some_and(|n| n <= TABLE_LIMIT);
         let inverse = build_inverse(&sizes, &steps, &cur, &expanded, nregs);
         let expanded_div = if empty {
             Vec::new()
@@ -545,7 +575,7 @@ impl Plan {
             expanded_shape: expanded.clone(),
             tail_padding: padded_len - grid_len,
         };
-        Ok(Plan {
+        let mut plan = Plan {
             dims,
             expanded,
             strides,
@@ -558,10 +588,31 @@ impl Plan {
             forward_out,
             out_stride,
             logical_strides,
+            tables: None,
             inverse,
             expanded_div,
             recipe,
-        })
+        };
+        if tabulate {
+            plan.tables = Some(plan.tabulate());
+        }
+        Ok(plan)
+    }
+
+    /// The per-dimension tables of a separable map, from the index program.
+    fn tabulate(&self) -> Tables {
+        let mut start = Vec::with_capacity(self.rank());
+        let mut values = Vec::with_capacity(self.dims.iter().sum());
+        let mut index = vec![0; self.rank()];
+        for d in 0..self.rank() {
+            start.push(values.len());
+            for x in 0..self.dims[d] {
+                index[d] = x;
+                values.push(self.run_forward(&index));
+            }
+            index[d] = 0;
+        }
+        Tables { start, values }
     }
 
     /// The number of logical dimensions.
@@ -671,32 +722,39 @@ impl Plan {
     /// assert_eq!(plan.offset(&[1]).unwrap_err().kind(), ErrorKind::IndexOutOfBounds);
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
+    #[inline]
     pub fn offset(&self, index: &[usize]) -> Result<usize, Error> {
-        self.check_index(index)?;
-        Ok(self.offset_unchecked(index))
+        if index.len() == self.dims.len() && index.iter().zip(&self.dims).all(|(i, d)| i < d) {
+            Ok(self.offset_unchecked(index))
+        } else {
+            Err(self.index_error(index))
+        }
     }
 
-    fn check_index(&self, index: &[usize]) -> Result<(), Error> {
+    /// Why `index` is not an index of this shape (it is not).
+    #[cold]
+    #[inline(never)]
+    fn index_error(&self, index: &[usize]) -> Error {
         if index.len() != self.rank() {
-            return Err(Error::new(
+            return Error::new(
                 ErrorKind::IndexOutOfBounds,
                 format!(
                     "index {index:?} has {} entries; the shape has rank {}",
                     index.len(),
                     self.rank()
                 ),
+            );
+        }
+        let (k, (&i, &d)) =
+            index.iter().zip(&self.dims).enumerate().find(|(_, (i, d))| i >= d).unwrap_or((
+                0,
+                (&0, &0), // unreachable for a bad index; kept total so nothing can panic
             ));
-        }
-        for (k, (&i, &d)) in index.iter().zip(&self.dims).enumerate() {
-            if i >= d {
-                return Err(Error::new(
-                    ErrorKind::IndexOutOfBounds,
-                    format!("index {index:?}: entry {k} is {i}, dimension {k} has size {d}"),
-                )
-                .with_path(at(Location::Dim(k))));
-            }
-        }
-        Ok(())
+        Error::new(
+            ErrorKind::IndexOutOfBounds,
+            format!("index {index:?}: entry {k} is {i}, dimension {k} has size {d}"),
+        )
+        .with_path(at(Location::Dim(k)))
     }
 
     /// [`Plan::offset`] without bounds checks, for hot loops whose indices are known to be
@@ -719,6 +777,18 @@ impl Plan {
                 .zip(strides)
                 .fold(0usize, |acc, (&i, &s)| acc.wrapping_add(i.wrapping_mul(s)));
         }
+        if let Some(t) = &self.tables {
+            return index
+                .iter()
+                .take(self.dims.len())
+                .enumerate()
+                .fold(0usize, |acc, (d, &i)| acc.wrapping_add(t.term(d, i)));
+        }
+        self.run_forward(index)
+    }
+
+    /// The offset by running the forward index program (no tables, no strides).
+    fn run_forward(&self, index: &[usize]) -> usize {
         with_regs(self.nregs, |regs| {
             for (r, &i) in regs.iter_mut().zip(index.iter().take(self.dims.len())) {
                 *r = i;
@@ -818,7 +888,18 @@ impl Plan {
     /// ```
     pub fn row_major(&self) -> RowMajor<'_> {
         let count = if self.dims.contains(&0) { 0 } else { self.dims.iter().product() };
-        RowMajor { s: Stepper::new(self, &self.forward, count) }
+        let walk = match &self.tables {
+            Some(tables) => Walk::Tables {
+                tables,
+                dims: &self.dims,
+                index: vec![0; self.rank()],
+                offset: 0,
+                remaining: count,
+                started: false,
+            },
+            None => Walk::Program(Stepper::new(self, &self.forward, count)),
+        };
+        RowMajor { walk }
     }
 
     /// The offsets of every logical index in row-major order (last index fastest):
@@ -1200,7 +1281,76 @@ impl<'p, const FORWARD: bool> Stepper<'p, FORWARD> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct RowMajor<'p> {
-    s: Stepper<'p, true>,
+    walk: Walk<'p>,
+}
+
+/// The odometer behind [`RowMajor`]: over the tables of a separable map (one table step per
+/// element), or over the index program.
+#[derive(Clone, Debug)]
+enum Walk<'p> {
+    Tables {
+        tables: &'p Tables,
+        dims: &'p [usize],
+        index: Vec<usize>,
+        offset: usize,
+        remaining: usize,
+        started: bool,
+    },
+    Program(Stepper<'p, true>),
+}
+
+impl Walk<'_> {
+    /// Steps, returning whether there was an element.
+    #[inline]
+    fn step(&mut self) -> bool {
+        match self {
+            Walk::Program(s) => s.step(),
+            Walk::Tables { tables, dims, index, offset, remaining, started } => {
+                if *remaining == 0 {
+                    return false;
+                }
+                *remaining -= 1;
+                if !*started {
+                    *started = true;
+                    return true;
+                }
+                // Increment the last dimension that can; the ones after it go back to 0,
+                // where every term is 0.
+                let mut j = index.len();
+                while j > 0 {
+                    j -= 1;
+                    let old = index[j];
+                    if old + 1 < dims[j] {
+                        index[j] = old + 1;
+                        let delta = tables.term(j, old + 1).wrapping_sub(tables.term(j, old));
+                        *offset = offset.wrapping_add(delta);
+                        for (l, i) in index.iter_mut().enumerate().skip(j + 1) {
+                            *offset = offset.wrapping_sub(tables.term(l, *i));
+                            *i = 0;
+                        }
+                        break;
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// The current index and offset (after a successful `step`).
+    #[inline]
+    fn current(&self) -> (&[usize], usize) {
+        match self {
+            Walk::Program(s) => (&s.regs[..s.rank], s.offset),
+            Walk::Tables { index, offset, .. } => (index, *offset),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        match self {
+            Walk::Program(s) => s.remaining,
+            Walk::Tables { remaining, .. } => *remaining,
+        }
+    }
 }
 
 impl RowMajor<'_> {
@@ -1216,8 +1366,8 @@ impl RowMajor<'_> {
     /// ```
     #[inline]
     pub fn next_ref(&mut self) -> Option<(&[usize], usize)> {
-        if self.s.step() {
-            Some((&self.s.regs[..self.s.rank], self.s.offset))
+        if self.walk.step() {
+            Some(self.walk.current())
         } else {
             None
         }
@@ -1232,7 +1382,7 @@ impl Iterator for RowMajor<'_> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.s.remaining, Some(self.s.remaining))
+        (self.walk.remaining(), Some(self.walk.remaining()))
     }
 }
 
@@ -1254,8 +1404,8 @@ impl Iterator for RowMajorOffsets<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        if self.0.s.step() {
-            Some(self.0.s.offset)
+        if self.0.walk.step() {
+            Some(self.0.walk.current().1)
         } else {
             None
         }
@@ -1505,6 +1655,35 @@ mod tests {
         assert_eq!(plan.memory_order().count(), 0);
         assert_eq!(plan.index_of(0), None);
         assert_eq!(plan.offset(&[0, 0]).unwrap_err().kind(), ErrorKind::IndexOutOfBounds);
+    }
+
+    #[test]
+    fn tables_and_program_agree() {
+        // Small enough to tabulate, and one dimension too many entries for tables: both paths
+        // give the closed form of T(8,128) over a row-major [r, c] array.
+        let closed = |i: usize, j: usize, cols: usize| {
+            ((i / 8) * cols.div_ceil(128) + j / 128) * 1024 + (i % 8) * 128 + j % 128
+        };
+        for rows in [20, TABLE_LIMIT + 3] {
+            let s =
+                shape(PrimitiveType::F32, &[rows as u64, 300], &[1, 0], &[&[Some(8), Some(128)]]);
+            let plan = s.plan().unwrap();
+            assert_eq!(plan.tables.is_some(), rows == 20);
+            for i in [0, 1, 7, 8, 9, rows - 1] {
+                for j in [0, 127, 128, 299] {
+                    assert_eq!(plan.offset(&[i, j]).unwrap(), closed(i, j, 300), "{rows} {i} {j}");
+                }
+            }
+            let row_major: Vec<usize> = plan.row_major_offsets().take(600).collect();
+            let expected: Vec<usize> = (0..600).map(|k| closed(k / 300, k % 300, 300)).collect();
+            assert_eq!(row_major, expected);
+        }
+        // Out of range, unchecked: a number, no panic, on both paths.
+        let s = shape(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[Some(2), Some(2)]]);
+        let plan = s.plan().unwrap();
+        assert!(plan.tables.is_some());
+        let _ = plan.offset_unchecked(&[usize::MAX, 7, 9]);
+        let _ = plan.offset_unchecked(&[]);
     }
 
     #[test]
