@@ -15,7 +15,8 @@
 //!
 //! Features: `alloc` (default) for everything that parses or owns shapes; `std` (default)
 //! for `std::error::Error`; `half` for views of `half::f16` and `half::bf16` elements.
-//! Without `alloc` only [`PrimitiveType`] and [`Divider`] are available.
+//! Without `alloc`: [`PrimitiveType`], [`Divider`], [`Element`] and the static layouts of
+//! [`fixed`] (what the `layout!` macro of the `xlayout` crate generates).
 #![no_std]
 #![warn(missing_docs)]
 
@@ -24,10 +25,19 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod dim;
 mod divide;
+mod element;
+pub mod fixed;
 mod primitive;
+pub use dim::{Dim, TileDim};
 pub use divide::Divider;
+pub use element::{elem, Element};
 pub use primitive::{PrimitiveType, UnknownPrimitiveType};
+
+#[doc(hidden)]
+#[path = "doc_layouts.rs"]
+pub mod __doc_layouts;
 
 #[cfg(feature = "alloc")]
 mod error;
@@ -53,10 +63,13 @@ pub use error::{Error, ErrorKind, Location, Path};
 #[cfg(feature = "alloc")]
 pub use parse::SourceMap;
 #[cfg(feature = "alloc")]
-pub use plan::{MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets, TileLevel};
+pub use plan::{
+    IndexProgram, IndexStep, MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets,
+    TileLevel,
+};
 #[cfg(feature = "alloc")]
-pub use shape::{ArrayShape, Dim, Layout, Shape, SplitConfig, Tile, TileDim};
+pub use shape::{ArrayShape, Layout, Shape, SplitConfig, Tile};
 #[cfg(feature = "alloc")]
 pub use subbyte::{bit_position, read_packed, write_packed, BitPosition};
 #[cfg(feature = "alloc")]
-pub use view::{Element, View, ViewMut};
+pub use view::{View, ViewMut};

@@ -135,6 +135,113 @@ fn with_regs<R>(n: usize, f: impl FnOnce(&mut [usize]) -> R) -> R {
     }
 }
 
+/// One step of an [`IndexProgram`]: straight-line code over registers holding `usize`
+/// values. A register never written holds 0.
+///
+/// ```
+/// use layout_runtime::{IndexStep, Shape};
+/// let s: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let p = s.as_array().unwrap().plan()?.index_program();
+/// assert_eq!(p.steps[0], IndexStep::DivRem { src: 0, quotient: 2, remainder: 3, divisor: 2 });
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexStep {
+    /// `regs[quotient] = regs[src] / divisor; regs[remainder] = regs[src] % divisor`
+    /// (`divisor` ≥ 1).
+    DivRem {
+        /// The register divided.
+        src: usize,
+        /// Where the quotient goes.
+        quotient: usize,
+        /// Where the remainder goes.
+        remainder: usize,
+        /// The divisor, a tile size or a dimension size.
+        divisor: usize,
+    },
+    /// `regs[dst] = regs[a] * multiplier + regs[b]`. In an inverse program the position being
+    /// decoded is padding unless the result is below `bound`.
+    MulAdd {
+        /// Where the result goes.
+        dst: usize,
+        /// The register multiplied.
+        a: usize,
+        /// The constant factor.
+        multiplier: usize,
+        /// The register added.
+        b: usize,
+        /// Inverse programs: the exclusive upper bound of a valid result.
+        bound: Option<usize>,
+    },
+}
+
+/// A plan's index map as straight-line code with constant operands, for code generators:
+/// the `layout!` macro emits it as Rust with literal divisors and strides.
+///
+/// The forward program ([`Plan::index_program`]) reads the logical index from registers
+/// `inputs` (register `inputs[d]` = index entry `d`), runs `steps`, and the offset is
+/// `Σ regs[r] · stride` over `outputs`. The inverse program ([`Plan::inverse_program`]) reads
+/// the digits of an offset in the expanded space (`inputs[k]` = digit `k`, most major first,
+/// of radix [`Plan::expanded_shape`]`[k]`), runs `steps` (any `MulAdd` result at or beyond its
+/// bound means padding), and the logical index is `regs[outputs[d].0]` for each dimension `d`
+/// (strides are 1 there).
+///
+/// ```
+/// use layout_runtime::{IndexStep, Shape};
+/// let s: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let p = s.as_array().unwrap().plan()?.index_program();
+/// // offset = (i/2)*12 + (j/2)*4 + (i%2)*2 + (j%2): Figure 1's (2,3) -> 12 + 4 + 0 + 1 = 17.
+/// let mut regs = vec![0usize; p.registers];
+/// regs[p.inputs[0]] = 2;
+/// regs[p.inputs[1]] = 3;
+/// for step in &p.steps {
+///     if let IndexStep::DivRem { src, quotient, remainder, divisor } = *step {
+///         regs[quotient] = regs[src] / divisor;
+///         regs[remainder] = regs[src] % divisor;
+///     }
+/// }
+/// let offset: usize = p.outputs.iter().map(|&(r, stride)| regs[r] * stride).sum();
+/// assert_eq!(offset, 17);
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IndexProgram {
+    /// How many registers the program uses.
+    pub registers: usize,
+    /// The registers the inputs are written to, in input order.
+    pub inputs: Vec<usize>,
+    /// The steps, in order.
+    pub steps: Vec<IndexStep>,
+    /// `(register, stride)` pairs: the result (see the type's documentation).
+    pub outputs: Vec<(usize, usize)>,
+}
+
+impl IndexProgram {
+    fn from_program(p: &Program, registers: usize, outputs: Vec<(usize, usize)>) -> IndexProgram {
+        let steps = p
+            .ops
+            .iter()
+            .map(|op| match *op {
+                Op::DivMod { src, q, m, div } => IndexStep::DivRem {
+                    src: src as usize,
+                    quotient: q as usize,
+                    remainder: m as usize,
+                    divisor: div.divisor(),
+                },
+                Op::Lin { dst, a, mul, b, bound } => IndexStep::MulAdd {
+                    dst: dst as usize,
+                    a: a as usize,
+                    multiplier: mul,
+                    b: b as usize,
+                    bound: (bound != usize::MAX).then_some(bound),
+                },
+            })
+            .collect();
+        let inputs = p.inputs.iter().map(|&r| r as usize).collect();
+        IndexProgram { registers, inputs, steps, outputs }
+    }
+}
+
 /// One tile level of the equivalent pad-reshape-transpose recipe; see
 /// [`PadReshapeTranspose`].
 ///
@@ -944,6 +1051,46 @@ impl Plan {
     /// ```
     pub fn pad_reshape_transpose(&self) -> PadReshapeTranspose {
         self.recipe.clone()
+    }
+
+    /// The offset map as straight-line code with constant operands (see [`IndexProgram`]):
+    /// trivial steps are already folded away (a tile entry of 1 or one covering its whole
+    /// dimension costs nothing).
+    ///
+    /// ```
+    /// let s: layout_runtime::Shape = "f32[3,5]{0,1}".parse()?;
+    /// let p = s.as_array().unwrap().plan()?.index_program();
+    /// assert!(p.steps.is_empty()); // untiled: offset = i*1 + j*3
+    /// assert_eq!(p.outputs, [(0, 1), (1, 3)]);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn index_program(&self) -> IndexProgram {
+        IndexProgram::from_program(
+            &self.forward,
+            self.nregs,
+            self.forward_out.iter().map(|&(r, s)| (r as usize, s)).collect(),
+        )
+    }
+
+    /// The inverse map (expanded digits to logical index) as straight-line code (see
+    /// [`IndexProgram`]); a `MulAdd` with a bound re-joins a split dimension and detects
+    /// padding.
+    ///
+    /// ```
+    /// use layout_runtime::{IndexStep, Shape};
+    /// let s: Shape = "f32[3]{0:T(2)}".parse()?;
+    /// let p = s.as_array().unwrap().plan()?.inverse_program();
+    /// // digits (q, r) of radix (2, 2): i = q*2 + r, padding unless i < 3.
+    /// assert_eq!(p.steps, [IndexStep::MulAdd { dst: 0, a: p.inputs[0], multiplier: 2, b: p.inputs[1], bound: Some(3) }]);
+    /// assert_eq!(p.outputs, [(0, 1)]);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn inverse_program(&self) -> IndexProgram {
+        IndexProgram::from_program(
+            &self.inverse,
+            self.nregs,
+            (0..self.rank()).map(|d| (d, 1)).collect(),
+        )
     }
 
     /// A name for each axis of [`Plan::expanded_shape`], in terms of the logical index

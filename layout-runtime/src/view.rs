@@ -8,64 +8,7 @@
 use alloc::format;
 use core::ops::{Index, IndexMut};
 
-use crate::{ArrayShape, Error, ErrorKind, Location, Path, Plan, PrimitiveType, Shape};
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// A Rust type that can hold the elements of an XLA array, one per slice item.
-///
-/// `f32`, `f64`, `i8`..`i64`, `u8`..`u64`, `bool` (for `pred`), `[f32; 2]` (`c64`),
-/// `[f64; 2]` (`c128`), and with the `half` feature `half::f16` and `half::bf16`. The
-/// unsigned integers also hold the raw bits of the types that have no Rust equivalent of
-/// their width: `u8` for the 8-bit floats (`f8*`, `f6*` stored a byte each) and the sub-byte
-/// types stored a byte each (no `E(n)`), `u16` for `f16` and `bf16`.
-///
-/// ```
-/// use layout_runtime::{Element, PrimitiveType};
-/// assert!(f32::holds(PrimitiveType::F32));
-/// assert!(u16::holds(PrimitiveType::Bf16)); // raw bits
-/// assert!(!i32::holds(PrimitiveType::U32));
-/// ```
-pub trait Element: Copy + sealed::Sealed {
-    /// Whether a slice of `Self` can hold an array of `t` stored at its natural width.
-    fn holds(t: PrimitiveType) -> bool;
-}
-
-macro_rules! elements {
-    ($($ty:ty => $($t:ident)|+;)*) => {$(
-        impl sealed::Sealed for $ty {}
-        impl Element for $ty {
-            fn holds(t: PrimitiveType) -> bool {
-                matches!(t, $(PrimitiveType::$t)|+)
-            }
-        }
-    )*};
-}
-
-elements! {
-    f32 => F32;
-    f64 => F64;
-    i8 => S8;
-    i16 => S16;
-    i32 => S32;
-    i64 => S64;
-    u8 => U8 | F8e5m2 | F8e4m3 | F8e4m3fn | F8e4m3b11fnuz | F8e3m4 | F8e5m2fnuz | F8e4m3fnuz
-        | F8e8m0fnu | F6e3m2fn | F6e2m3fn | S4 | U4 | S2 | U2 | S1 | U1 | F4e2m1fn;
-    u16 => U16 | F16 | Bf16;
-    u32 => U32;
-    u64 => U64;
-    bool => Pred;
-    [f32; 2] => C64;
-    [f64; 2] => C128;
-}
-
-#[cfg(feature = "half")]
-elements! {
-    half::f16 => F16;
-    half::bf16 => Bf16;
-}
+use crate::{ArrayShape, Element, Error, ErrorKind, Location, Path, Plan, Shape};
 
 /// The plan of `shape`, after checking that `T` holds its elements and `len` storage items
 /// are exactly what the layout needs.
