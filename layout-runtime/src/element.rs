@@ -69,9 +69,10 @@ elements! {
 /// each XLA type, named after it: `elem::bf16` is what a `bf16[...]` buffer holds.
 ///
 /// Types with a Rust equivalent map to it (`s32` → `i32`, `pred` → `bool`, `c64` →
-/// `[f32; 2]`); `f16` and `bf16` map to `half::f16` / `half::bf16` with the `half` feature and
-/// to their raw bits (`u16`) without it; every other 8-bit or smaller type (stored a byte each
-/// when the layout has no `E(n)`) maps to its raw byte, `u8`.
+/// `[f32; 2]`); `f16` and `bf16` map to their raw bits (`u16`), whatever the features (so that
+/// enabling `half` anywhere in a build cannot change a type under someone's code); every other
+/// 8-bit or smaller type (stored a byte each when the layout has no `E(n)`) maps to its raw
+/// byte, `u8`.
 ///
 /// ```
 /// use layout_runtime::elem;
@@ -108,17 +109,9 @@ pub mod elem {
     pub type c64 = [core::primitive::f32; 2];
     /// `c128`: real and imaginary parts.
     pub type c128 = [core::primitive::f64; 2];
-    /// `f16`: `half::f16` with the `half` feature.
-    #[cfg(feature = "half")]
-    pub type f16 = half::f16;
-    /// `bf16`: `half::bf16` with the `half` feature.
-    #[cfg(feature = "half")]
-    pub type bf16 = half::bf16;
-    /// `f16`: raw bits (enable the `half` feature for `half::f16`).
-    #[cfg(not(feature = "half"))]
+    /// `f16`: raw bits (`half::f16::from_bits` reads them).
     pub type f16 = core::primitive::u16;
-    /// `bf16`: raw bits (enable the `half` feature for `half::bf16`).
-    #[cfg(not(feature = "half"))]
+    /// `bf16`: raw bits (`half::bf16::from_bits` reads them).
     pub type bf16 = core::primitive::u16;
     /// `s4`, one per byte: raw bits.
     pub type s4 = core::primitive::u8;

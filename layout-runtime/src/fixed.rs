@@ -38,8 +38,15 @@ use crate::{Element, PrimitiveType, TileDim};
 pub trait StaticLayout:
     Copy + Default + fmt::Debug + PartialEq + Eq + core::hash::Hash + Send + Sync + 'static
 {
-    /// A logical index: `[usize; RANK]`.
-    type Index: Copy + fmt::Debug + PartialEq + Eq + AsRef<[usize]> + AsMut<[usize]>;
+    /// A logical index: `[usize; RANK]` (`Index::try_from(&slice[..])` converts a run-time
+    /// index of the right length).
+    type Index: Copy
+        + fmt::Debug
+        + PartialEq
+        + Eq
+        + AsRef<[usize]>
+        + AsMut<[usize]>
+        + for<'a> TryFrom<&'a [usize]>;
     /// The number of dimensions.
     const RANK: usize;
     /// The dimension sizes, dimension 0 first.

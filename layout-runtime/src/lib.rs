@@ -33,6 +33,7 @@ mod primitive;
 pub use dim::{Dim, TileDim};
 pub use divide::Divider;
 pub use element::{elem, Element};
+pub use fixed::{Buffer, StaticLayout, TypedLayout};
 pub use primitive::{PrimitiveType, UnknownPrimitiveType};
 
 #[doc(hidden)]
