@@ -40,6 +40,7 @@ fn expand_tokens(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
                     &invocation.krate,
                     layout,
                     failure.shape.as_deref(),
+                    &source.text,
                 ));
                 tokens
             }
