@@ -338,7 +338,7 @@ impl Emitter {
 }
 
 /// `offset = Σ regs[r]·stride` after the forward program; reads `index`.
-fn forward_body(p: &IndexProgram, index: &Ident, x: &TokenStream) -> TokenStream {
+pub(crate) fn forward_body(p: &IndexProgram, index: &Ident, x: &TokenStream) -> TokenStream {
     let results: Vec<usize> = p.outputs.iter().map(|&(r, _)| r).collect();
     let mut e = Emitter::new(p, &results, true, x);
     if !p.inputs.iter().any(|&r| e.used[r]) {
@@ -372,7 +372,11 @@ fn forward_body(p: &IndexProgram, index: &Ident, x: &TokenStream) -> TokenStream
 }
 
 /// The digits of `offset` in the expanded space, then the inverse program; reads `offset`.
-fn inverse_body(plan: &layout_runtime::Plan, offset: &Ident, x: &TokenStream) -> TokenStream {
+pub(crate) fn inverse_body(
+    plan: &layout_runtime::Plan,
+    offset: &Ident,
+    x: &TokenStream,
+) -> TokenStream {
     let p = plan.inverse_program();
     let results: Vec<usize> = p.outputs.iter().map(|&(r, _)| r).collect();
     if plan.grid_len() == 0 {
