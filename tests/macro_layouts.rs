@@ -189,3 +189,76 @@ fn doc_layout_matches_the_macro() {
     }
     assert_eq!(Fig1::ELEMENT_TYPE, PrimitiveType::F32);
 }
+
+/// `pack_from` puts row-major element k at the plan's offset of its index, zeroes padding, and
+/// `unpack_into` brings the array back.
+fn pack_round_trip<L: TypedLayout>()
+where
+    L::Elem: PartialEq + core::fmt::Debug,
+{
+    let p = plan::<L>();
+    let n: usize = p.dims().iter().product();
+    // Distinct non-zero values of any element type, from its ZERO and a counter.
+    let values: Vec<L::Elem> = (0..n).map(|k| value::<L::Elem>(k + 1)).collect();
+    let buf = Buffer::<L>::pack_from(&values).unwrap();
+    let storage = buf.as_slice();
+    let mut filled = vec![false; storage.len()];
+    for (k, (index, offset)) in p.row_major().enumerate() {
+        assert_eq!(storage[offset], values[k], "{} {index:?}", L::TEXT);
+        filled[offset] = true;
+    }
+    for (o, &f) in filled.iter().enumerate() {
+        if !f {
+            assert_eq!(storage[o], <L::Elem as xlayout::Element>::ZERO, "{} padding @{o}", L::TEXT);
+        }
+    }
+    let mut back = vec![<L::Elem as xlayout::Element>::ZERO; n];
+    buf.unpack_into(&mut back).unwrap();
+    assert_eq!(back, values);
+    let mut through_view = vec![<L::Elem as xlayout::Element>::ZERO; storage.len()];
+    xlayout::fixed::ViewMut::<L>::new(&mut through_view).unwrap().pack_from(&values).unwrap();
+    assert_eq!(through_view, storage);
+    let e = Buffer::<L>::pack_from(&values[..n.saturating_sub(1)]);
+    assert_eq!(e.is_err(), n > 0);
+}
+
+/// A value of `T` that is different for different `k` (within what the test uses).
+fn value<T: xlayout::Element>(k: usize) -> T {
+    use core::any::Any;
+    let any: Box<dyn Any> = match core::any::type_name::<T>() {
+        "f32" => Box::new(k as f32),
+        "f64" => Box::new(k as f64),
+        "u8" => Box::new((k % 251 + 1) as u8),
+        "u16" => Box::new(k as u16),
+        "u32" => Box::new(k as u32),
+        "i32" => Box::new(k as i32),
+        "bool" => Box::new(true),
+        "[f32; 2]" => Box::new([k as f32, -(k as f32)]),
+        other => panic!("no test values for {other}"),
+    };
+    *any.downcast::<T>().unwrap()
+}
+
+#[test]
+fn pack_and_unpack_agree_with_the_runtime() {
+    pack_round_trip::<Fig1>();
+    pack_round_trip::<Fig2>();
+    pack_round_trip::<Untiled>();
+    pack_round_trip::<Scalar>();
+    pack_round_trip::<TiledScalar>();
+    pack_round_trip::<Empty>();
+    pack_round_trip::<Combined>();
+    pack_round_trip::<Complex>();
+    pack_round_trip::<Bits>();
+    pack_round_trip::<Longer>();
+}
+
+#[test]
+fn pack_errors_leave_storage_alone() {
+    let mut storage = vec![7.0f32; 24];
+    let mut view = xlayout::fixed::ViewMut::<Fig1>::new(&mut storage).unwrap();
+    let e = view.pack_from(&[1.0; 14]).unwrap_err();
+    assert_eq!((e.expected, e.actual), (15, 14));
+    assert_eq!(e.to_string(), "the row-major slice has 14 elements; the array f32[3,5]{1,0:T(2,2)} has 15");
+    assert!(storage.iter().all(|&x| x == 7.0));
+}

@@ -180,6 +180,7 @@ fn impls(krate: &TokenTree, name: &Ident, c: &Checked, text: &str) -> TokenStrea
             impl #x::StaticLayout for #name {
                 type Index = #idx;
                 const RANK: usize = #rank_lit;
+                const ZERO_INDEX: #idx = [0; #rank_lit];
                 const DIMS: &'static [usize] = &[#(#dims_lit),*];
                 const MINOR_TO_MAJOR: &'static [usize] = &[#(#m2m),*];
                 const TILES: &'static [&'static [#x::TileDim]] = &[#(#tiles),*];

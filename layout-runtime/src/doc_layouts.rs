@@ -52,6 +52,7 @@ impl F32x3x5T2x2 {
 impl StaticLayout for F32x3x5T2x2 {
     type Index = [usize; 2];
     const RANK: usize = 2;
+    const ZERO_INDEX: [usize; 2] = [0; 2];
     const DIMS: &'static [usize] = &[3, 5];
     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0];
     const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];

@@ -49,6 +49,8 @@ pub trait StaticLayout:
         + for<'a> TryFrom<&'a [usize]>;
     /// The number of dimensions.
     const RANK: usize;
+    /// The index of all zeros, `[0; RANK]`.
+    const ZERO_INDEX: Self::Index;
     /// The dimension sizes, dimension 0 first.
     const DIMS: &'static [usize];
     /// The physical order, most minor first (XLA's `minor_to_major`).
@@ -145,20 +147,30 @@ impl<L: StaticLayout> ExactSizeIterator for MemoryOrder<L> {}
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LengthError {
-    /// The storage length the layout needs ([`StaticLayout::PADDED_LEN`]).
+    /// The length needed: [`StaticLayout::PADDED_LEN`] for storage, the product of the
+    /// dimensions for a row-major array.
     pub expected: usize,
     /// The length given.
     pub actual: usize,
     text: &'static str,
+    row_major: bool,
 }
 
 impl fmt::Display for LengthError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the slice has {} elements; the layout {} stores {}",
-            self.actual, self.text, self.expected
-        )
+        if self.row_major {
+            write!(
+                f,
+                "the row-major slice has {} elements; the array {} has {}",
+                self.actual, self.text, self.expected
+            )
+        } else {
+            write!(
+                f,
+                "the slice has {} elements; the layout {} stores {}",
+                self.actual, self.text, self.expected
+            )
+        }
     }
 }
 
@@ -169,8 +181,63 @@ fn check_len<L: StaticLayout>(actual: usize) -> Result<(), LengthError> {
     if actual == L::PADDED_LEN {
         Ok(())
     } else {
-        Err(LengthError { expected: L::PADDED_LEN, actual, text: L::TEXT })
+        Err(LengthError { expected: L::PADDED_LEN, actual, text: L::TEXT, row_major: false })
     }
+}
+
+/// The number of logical elements of `L` (the product of its dimensions).
+fn logical_len<L: StaticLayout>() -> usize {
+    L::DIMS.iter().product()
+}
+
+fn check_row_major<L: StaticLayout>(actual: usize) -> Result<(), LengthError> {
+    let expected = logical_len::<L>();
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(LengthError { expected, actual, text: L::TEXT, row_major: true })
+    }
+}
+
+/// Calls `f(k, offset)` for every logical index in row-major order: `k` is its position in a
+/// row-major array, `offset` its place in `L`'s storage. An odometer over the dimensions, so
+/// the only arithmetic per element is the layout's own offset.
+fn for_each_row_major<L: StaticLayout>(mut f: impl FnMut(usize, usize)) {
+    let n = logical_len::<L>();
+    let layout = L::default();
+    let mut index = L::ZERO_INDEX;
+    for k in 0..n {
+        f(k, layout.offset(index));
+        for (i, &d) in index.as_mut().iter_mut().zip(L::DIMS).rev() {
+            *i += 1;
+            if *i < d {
+                break;
+            }
+            *i = 0;
+        }
+    }
+}
+
+/// Writes the row-major array `row_major` into `storage` in layout `L`; padding becomes zero.
+fn pack<L: TypedLayout>(row_major: &[L::Elem], storage: &mut [L::Elem]) -> Result<(), LengthError> {
+    check_row_major::<L>(row_major.len())?;
+    check_len::<L>(storage.len())?;
+    if logical_len::<L>() < L::PADDED_LEN {
+        storage.fill(L::Elem::ZERO);
+    }
+    for_each_row_major::<L>(|k, offset| storage[offset] = row_major[k]);
+    Ok(())
+}
+
+/// Reads `storage` in layout `L` into the row-major array `row_major`.
+fn unpack<L: TypedLayout>(
+    storage: &[L::Elem],
+    row_major: &mut [L::Elem],
+) -> Result<(), LengthError> {
+    check_row_major::<L>(row_major.len())?;
+    check_len::<L>(storage.len())?;
+    for_each_row_major::<L>(|k, offset| row_major[k] = storage[offset]);
+    Ok(())
 }
 
 /// Owned storage for one array in layout `L`, on the stack: `[L::Elem; PADDED_LEN]`, padding
@@ -240,6 +307,44 @@ impl<L: TypedLayout> Buffer<L> {
     /// ```
     pub const fn from_storage(storage: L::Storage) -> Self {
         Buffer { storage, layout: PhantomData }
+    }
+
+    /// A buffer holding the row-major array `row_major` (last index fastest, as numpy and
+    /// host code store it), laid out in `L`; padding is zero.
+    ///
+    /// Errors: `row_major` does not have exactly one element per logical index.
+    ///
+    /// ```
+    /// use layout_runtime::fixed::Buffer;
+    /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
+    /// let host: Vec<f32> = (0..15).map(|k| k as f32).collect(); // 3x5, row-major
+    /// let buf = Buffer::<Fig1>::pack_from(&host)?;
+    /// assert_eq!(buf[[2, 3]], 13.0);
+    /// assert_eq!(buf.as_slice()[..6], [0.0, 1.0, 5.0, 6.0, 2.0, 3.0]);
+    /// assert!(Buffer::<Fig1>::pack_from(&host[1..]).is_err());
+    /// # Ok::<(), layout_runtime::fixed::LengthError>(())
+    /// ```
+    pub fn pack_from(row_major: &[L::Elem]) -> Result<Self, LengthError> {
+        let mut buf = Self::zeroed();
+        pack::<L>(row_major, buf.storage.as_mut())?;
+        Ok(buf)
+    }
+
+    /// Writes the array into `row_major` in row-major order (last index fastest).
+    ///
+    /// Errors: `row_major` does not have exactly one element per logical index.
+    ///
+    /// ```
+    /// use layout_runtime::fixed::Buffer;
+    /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
+    /// let host: Vec<f32> = (0..15).map(|k| k as f32).collect();
+    /// let mut back = vec![0.0; 15];
+    /// Buffer::<Fig1>::pack_from(&host)?.unpack_into(&mut back)?;
+    /// assert_eq!(back, host);
+    /// # Ok::<(), layout_runtime::fixed::LengthError>(())
+    /// ```
+    pub fn unpack_into(&self, row_major: &mut [L::Elem]) -> Result<(), LengthError> {
+        unpack::<L>(self.storage.as_ref(), row_major)
     }
 
     /// The storage, giving up the buffer.
@@ -408,6 +513,21 @@ impl<'a, L: TypedLayout> View<'a, L> {
         self.data.get(L::default().checked_offset(index)?)
     }
 
+    /// Writes the array into `row_major` in row-major order; see [`Buffer::unpack_into`].
+    ///
+    /// ```
+    /// use layout_runtime::fixed::View;
+    /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
+    /// let storage: Vec<f32> = (0..24).map(|o| o as f32).collect();
+    /// let mut host = [0.0; 15];
+    /// View::<Fig1>::new(&storage)?.unpack_into(&mut host)?;
+    /// assert_eq!(host[..5], [0.0, 1.0, 4.0, 5.0, 8.0]); // row 0 of Figure 1
+    /// # Ok::<(), layout_runtime::fixed::LengthError>(())
+    /// ```
+    pub fn unpack_into(&self, row_major: &mut [L::Elem]) -> Result<(), LengthError> {
+        unpack::<L>(self.data, row_major)
+    }
+
     /// The storage, in memory order.
     ///
     /// ```
@@ -479,6 +599,22 @@ impl<'a, L: TypedLayout> ViewMut<'a, L> {
     pub fn get_mut(&mut self, index: L::Index) -> Option<&mut L::Elem> {
         let offset = L::default().checked_offset(index)?;
         self.data.get_mut(offset)
+    }
+
+    /// Overwrites the storage with the row-major array `row_major`, padding zero; see
+    /// [`Buffer::pack_from`]. On error the storage is untouched.
+    ///
+    /// ```
+    /// use layout_runtime::fixed::ViewMut;
+    /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
+    /// let mut storage = vec![9.0f32; 24];
+    /// let host: Vec<f32> = (0..15).map(|k| k as f32).collect();
+    /// ViewMut::<Fig1>::new(&mut storage)?.pack_from(&host)?;
+    /// assert_eq!((storage[17], storage[9]), (13.0, 0.0)); // (2,3), and padding
+    /// # Ok::<(), layout_runtime::fixed::LengthError>(())
+    /// ```
+    pub fn pack_from(&mut self, row_major: &[L::Elem]) -> Result<(), LengthError> {
+        pack::<L>(row_major, self.data)
     }
 
     /// A read-only view of the same storage.
