@@ -3,6 +3,7 @@
 //! `alloc` or `std`. `tests/no_std_build.rs` builds this crate on its own (so no other
 //! package can turn `alloc` on) and runs its tests.
 #![no_std]
+#![deny(missing_docs)]
 
 use xl::fixed::View;
 use xl::{Buffer, StaticLayout};
