@@ -259,6 +259,9 @@ fn pack_errors_leave_storage_alone() {
     let mut view = xlayout::fixed::ViewMut::<Fig1>::new(&mut storage).unwrap();
     let e = view.pack_from(&[1.0; 14]).unwrap_err();
     assert_eq!((e.expected, e.actual), (15, 14));
-    assert_eq!(e.to_string(), "the row-major slice has 14 elements; the array f32[3,5]{1,0:T(2,2)} has 15");
+    assert_eq!(
+        e.to_string(),
+        "the row-major slice has 14 elements; the array f32[3,5]{1,0:T(2,2)} has 15"
+    );
     assert!(storage.iter().all(|&x| x == 7.0));
 }
