@@ -7,10 +7,16 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Result<Vec<String>, _> =
+        std::env::args_os().skip(1).map(|a| a.into_string()).collect();
+    let Ok(args) = args else {
+        eprintln!("xlayout: arguments must be UTF-8 text");
+        return ExitCode::from(2);
+    };
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    let status = cli::run(&args, &mut stdin.lock(), &mut out);
+    let mut err = std::io::stderr().lock();
+    let status = cli::run(&args, &mut stdin.lock(), &mut out, &mut err);
     // A closed pipe (`xlayout map ... | head`) is not worth a panic message.
     let _ = out.flush();
     ExitCode::from(status)

@@ -14,7 +14,9 @@
 //! ```
 //!
 //! Features: `alloc` (default) for everything that parses or owns shapes; `std` (default)
-//! for `std::error::Error`. Without `alloc` only [`PrimitiveType`] is available.
+//! for `std::error::Error`; `half` for views of `half::f16` and `half::bf16` elements.
+//! Without `alloc`: [`PrimitiveType`], [`Divider`], [`Element`] and the static layouts of
+//! [`fixed`] (what the `layout!` macro of the `xlayout` crate generates).
 //! `rayon` (off by default, implies `std`) adds `RelayoutPlan::run_parallel`, converting
 //! buffers on all cores; [`relayout`] and [`RelayoutPlan`] themselves need only `alloc`.
 #![no_std]
@@ -25,10 +27,20 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod dim;
 mod divide;
+mod element;
+pub mod fixed;
 mod primitive;
+pub use dim::{Dim, TileDim};
 pub use divide::Divider;
+pub use element::{elem, Element};
+pub use fixed::{Buffer, StaticLayout, TypedLayout};
 pub use primitive::{PrimitiveType, UnknownPrimitiveType};
+
+#[doc(hidden)]
+#[path = "doc_layouts.rs"]
+pub mod __doc_layouts;
 
 #[cfg(feature = "alloc")]
 mod error;
@@ -48,16 +60,23 @@ mod size;
 mod subbyte;
 #[cfg(feature = "alloc")]
 mod validate;
+#[cfg(feature = "alloc")]
+mod view;
 
 #[cfg(feature = "alloc")]
 pub use error::{Error, ErrorKind, Location, Path};
 #[cfg(feature = "alloc")]
 pub use parse::SourceMap;
 #[cfg(feature = "alloc")]
-pub use plan::{MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets, TileLevel};
+pub use plan::{
+    IndexProgram, IndexStep, MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets,
+    TileLevel,
+};
 #[cfg(feature = "alloc")]
 pub use relayout::{relayout, RelayoutPlan};
 #[cfg(feature = "alloc")]
-pub use shape::{ArrayShape, Dim, Layout, Shape, SplitConfig, Tile, TileDim};
+pub use shape::{ArrayShape, Layout, Shape, SplitConfig, Tile};
 #[cfg(feature = "alloc")]
 pub use subbyte::{bit_position, read_packed, write_packed, BitPosition};
+#[cfg(feature = "alloc")]
+pub use view::{View, ViewMut};

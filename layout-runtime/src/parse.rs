@@ -513,6 +513,17 @@ impl<'a> Parser<'a> {
         let close = self.lexer.next()?;
         if close.kind != Tok::RBrace {
             let mut e = self.unexpected(&close, "`}` closing the layout");
+            if close.kind == Tok::Ident && self.field_name(&close).is_none() {
+                let name = self.text(&close.span);
+                e = Error::new(
+                    ErrorKind::Syntax,
+                    format!(
+                        "unknown layout field `{name}`: the fields are D T L # * E S SC P M \
+                         (upper case, once each, in this order)"
+                    ),
+                )
+                .with_span(close.span.clone());
+            }
             if let Some(field) = self.field_name(&close) {
                 e = Error::new(
                     ErrorKind::Syntax,

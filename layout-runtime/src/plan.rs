@@ -24,7 +24,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::subbyte::{self, BitPosition};
-use crate::{ArrayShape, Dim, Divider, Error, ErrorKind, Location, Path, TileDim};
+use crate::{ArrayShape, Divider, Error, ErrorKind, Location, Path, TileDim};
 
 type Reg = u32;
 
@@ -37,6 +37,29 @@ fn at(location: Location) -> Path {
 
 fn overflow(what: &str) -> Error {
     Error::new(ErrorKind::SizeOverflow, format!("the {what} does not fit in usize"))
+}
+
+/// Tables of at most this many entries in all are built (8 bytes each); larger shapes
+/// evaluate the index program instead.
+const TABLE_LIMIT: usize = 1 << 16;
+
+/// The offset map of a separable layout, tabulated: with no `*` merge every axis of the
+/// expanded space depends on one logical dimension, so `offset(i) = Σ_d f_d(i_d)`, and
+/// `f_d(x)` (the offset of `x` along dimension `d`, all others 0) is stored at
+/// `values[start[d] + x]`. One load and add per dimension replaces the divisions.
+#[derive(Clone, Debug)]
+struct Tables {
+    start: Vec<usize>,
+    values: Vec<usize>,
+}
+
+impl Tables {
+    /// `f_d(x)`; some number, never a panic, when `x` is out of range.
+    #[inline(always)]
+    fn term(&self, d: usize, x: usize) -> usize {
+        let at = self.start.get(d).map_or(usize::MAX, |&s| s.wrapping_add(x));
+        self.values.get(at).copied().unwrap_or(0)
+    }
 }
 
 /// One instruction of an index program.
@@ -109,6 +132,113 @@ fn with_regs<R>(n: usize, f: impl FnOnce(&mut [usize]) -> R) -> R {
         f(&mut buf[..n])
     } else {
         f(&mut vec![0usize; n])
+    }
+}
+
+/// One step of an [`IndexProgram`]: straight-line code over registers holding `usize`
+/// values. A register never written holds 0.
+///
+/// ```
+/// use layout_runtime::{IndexStep, Shape};
+/// let s: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let p = s.as_array().unwrap().plan()?.index_program();
+/// assert_eq!(p.steps[0], IndexStep::DivRem { src: 0, quotient: 2, remainder: 3, divisor: 2 });
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexStep {
+    /// `regs[quotient] = regs[src] / divisor; regs[remainder] = regs[src] % divisor`
+    /// (`divisor` ≥ 1).
+    DivRem {
+        /// The register divided.
+        src: usize,
+        /// Where the quotient goes.
+        quotient: usize,
+        /// Where the remainder goes.
+        remainder: usize,
+        /// The divisor, a tile size or a dimension size.
+        divisor: usize,
+    },
+    /// `regs[dst] = regs[a] * multiplier + regs[b]`. In an inverse program the position being
+    /// decoded is padding unless the result is below `bound`.
+    MulAdd {
+        /// Where the result goes.
+        dst: usize,
+        /// The register multiplied.
+        a: usize,
+        /// The constant factor.
+        multiplier: usize,
+        /// The register added.
+        b: usize,
+        /// Inverse programs: the exclusive upper bound of a valid result.
+        bound: Option<usize>,
+    },
+}
+
+/// A plan's index map as straight-line code with constant operands, for code generators:
+/// the `layout!` macro emits it as Rust with literal divisors and strides.
+///
+/// The forward program ([`Plan::index_program`]) reads the logical index from registers
+/// `inputs` (register `inputs[d]` = index entry `d`), runs `steps`, and the offset is
+/// `Σ regs[r] · stride` over `outputs`. The inverse program ([`Plan::inverse_program`]) reads
+/// the digits of an offset in the expanded space (`inputs[k]` = digit `k`, most major first,
+/// of radix [`Plan::expanded_shape`]`[k]`), runs `steps` (any `MulAdd` result at or beyond its
+/// bound means padding), and the logical index is `regs[outputs[d].0]` for each dimension `d`
+/// (strides are 1 there).
+///
+/// ```
+/// use layout_runtime::{IndexStep, Shape};
+/// let s: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let p = s.as_array().unwrap().plan()?.index_program();
+/// // offset = (i/2)*12 + (j/2)*4 + (i%2)*2 + (j%2): Figure 1's (2,3) -> 12 + 4 + 0 + 1 = 17.
+/// let mut regs = vec![0usize; p.registers];
+/// regs[p.inputs[0]] = 2;
+/// regs[p.inputs[1]] = 3;
+/// for step in &p.steps {
+///     if let IndexStep::DivRem { src, quotient, remainder, divisor } = *step {
+///         regs[quotient] = regs[src] / divisor;
+///         regs[remainder] = regs[src] % divisor;
+///     }
+/// }
+/// let offset: usize = p.outputs.iter().map(|&(r, stride)| regs[r] * stride).sum();
+/// assert_eq!(offset, 17);
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IndexProgram {
+    /// How many registers the program uses.
+    pub registers: usize,
+    /// The registers the inputs are written to, in input order.
+    pub inputs: Vec<usize>,
+    /// The steps, in order.
+    pub steps: Vec<IndexStep>,
+    /// `(register, stride)` pairs: the result (see the type's documentation).
+    pub outputs: Vec<(usize, usize)>,
+}
+
+impl IndexProgram {
+    fn from_program(p: &Program, registers: usize, outputs: Vec<(usize, usize)>) -> IndexProgram {
+        let steps = p
+            .ops
+            .iter()
+            .map(|op| match *op {
+                Op::DivMod { src, q, m, div } => IndexStep::DivRem {
+                    src: src as usize,
+                    quotient: q as usize,
+                    remainder: m as usize,
+                    divisor: div.divisor(),
+                },
+                Op::Lin { dst, a, mul, b, bound } => IndexStep::MulAdd {
+                    dst: dst as usize,
+                    a: a as usize,
+                    multiplier: mul,
+                    b: b as usize,
+                    bound: (bound != usize::MAX).then_some(bound),
+                },
+            })
+            .collect();
+        let inputs = p.inputs.iter().map(|&r| r as usize).collect();
+        IndexProgram { registers, inputs, steps, outputs }
     }
 }
 
@@ -305,6 +435,9 @@ pub struct Plan {
     out_stride: Vec<usize>,
     /// Untiled layouts: the stride of each logical dimension (then `forward.ops` is empty).
     logical_strides: Option<Vec<usize>>,
+    /// Tiled layouts without `*` merges: the map is a sum of one term per logical dimension,
+    /// tabulated (see [`Tables`]).
+    tables: Option<Tables>,
     /// Expanded digits -> registers -> logical index (registers 0..rank), with range checks.
     inverse: Program,
     /// Divisors by the expanded sizes (empty when the grid is).
@@ -352,20 +485,7 @@ impl Plan {
         }
         let rank = shape.rank();
         let mut dims = Vec::with_capacity(rank);
-        for (i, d) in shape.dims.iter().enumerate() {
-            let size = match *d {
-                Dim::Static(n) | Dim::Bounded(n) => n,
-                Dim::Unbounded => {
-                    return Err(Error::new(
-                        ErrorKind::NotStaticArray,
-                        format!(
-                            "dimension {i} is unbounded `?`: only static and bounded (`<=N`) \
-                             dimensions have an index space"
-                        ),
-                    )
-                    .with_path(at(Location::Dim(i))))
-                }
-            };
+        for (i, size) in shape.bounded_dims()?.into_iter().enumerate() {
             dims.push(usize::try_from(size).map_err(|_| {
                 overflow(&format!("size of dimension {i}")).with_path(at(Location::Dim(i)))
             })?);
@@ -373,35 +493,8 @@ impl Plan {
         let layout = shape.layout_or_default();
 
         // Physical order: minor_to_major reversed; it must be a permutation.
-        let m2m = &layout.minor_to_major;
-        if m2m.len() != rank {
-            return Err(Error::new(
-                ErrorKind::LayoutRank,
-                format!(
-                    "layout minor_to_major field contains {} elements, but shape is rank {rank}",
-                    m2m.len()
-                ),
-            )
-            .with_path(at(Location::Layout)));
-        }
-        let mut to_physical = Vec::with_capacity(rank);
-        for (i, &v) in m2m.iter().enumerate().rev() {
-            let Some(l) = usize::try_from(v).ok().filter(|&l| l < rank) else {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorOutOfBounds,
-                    format!("layout minor_to_major field has out-of-bounds value {v}"),
-                )
-                .with_path(at(Location::MinorToMajor(i))));
-            };
-            if to_physical.contains(&l) {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorDuplicate,
-                    format!("layout minor_to_major field has duplicate value {v}"),
-                )
-                .with_path(at(Location::MinorToMajor(i))));
-            }
-            to_physical.push(l);
-        }
+        let mut to_physical = layout.minor_to_major_permutation(rank)?;
+        to_physical.reverse();
 
         // Registers 0..rank hold the logical index; every later one is a dimension of some
         // intermediate space, with its size.
@@ -572,6 +665,10 @@ impl Plan {
             }
             s
         });
+        let separable = forward.ops.iter().all(|op| matches!(op, Op::DivMod { .. }));
+        let table_len = dims.iter().try_fold(0usize, |n, &d| n.checked_add(d));
+        let tabulate =
+            logical_strides.is_none() && separable && table_len.is_some_and(|n| n <= TABLE_LIMIT);
         let inverse = build_inverse(&sizes, &steps, &cur, &expanded, nregs);
         let expanded_div = if empty {
             Vec::new()
@@ -585,7 +682,7 @@ impl Plan {
             expanded_shape: expanded.clone(),
             tail_padding: padded_len - grid_len,
         };
-        Ok(Plan {
+        let mut plan = Plan {
             dims,
             expanded,
             strides,
@@ -598,10 +695,31 @@ impl Plan {
             forward_out,
             out_stride,
             logical_strides,
+            tables: None,
             inverse,
             expanded_div,
             recipe,
-        })
+        };
+        if tabulate {
+            plan.tables = Some(plan.tabulate());
+        }
+        Ok(plan)
+    }
+
+    /// The per-dimension tables of a separable map, from the index program.
+    fn tabulate(&self) -> Tables {
+        let mut start = Vec::with_capacity(self.rank());
+        let mut values = Vec::with_capacity(self.dims.iter().sum());
+        let mut index = vec![0; self.rank()];
+        for d in 0..self.rank() {
+            start.push(values.len());
+            for x in 0..self.dims[d] {
+                index[d] = x;
+                values.push(self.run_forward(&index));
+            }
+            index[d] = 0;
+        }
+        Tables { start, values }
     }
 
     /// The number of logical dimensions.
@@ -711,32 +829,39 @@ impl Plan {
     /// assert_eq!(plan.offset(&[1]).unwrap_err().kind(), ErrorKind::IndexOutOfBounds);
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
+    #[inline]
     pub fn offset(&self, index: &[usize]) -> Result<usize, Error> {
-        self.check_index(index)?;
-        Ok(self.offset_unchecked(index))
+        if index.len() == self.dims.len() && index.iter().zip(&self.dims).all(|(i, d)| i < d) {
+            Ok(self.offset_unchecked(index))
+        } else {
+            Err(self.index_error(index))
+        }
     }
 
-    fn check_index(&self, index: &[usize]) -> Result<(), Error> {
+    /// Why `index` is not an index of this shape (it is not).
+    #[cold]
+    #[inline(never)]
+    fn index_error(&self, index: &[usize]) -> Error {
         if index.len() != self.rank() {
-            return Err(Error::new(
+            return Error::new(
                 ErrorKind::IndexOutOfBounds,
                 format!(
                     "index {index:?} has {} entries; the shape has rank {}",
                     index.len(),
                     self.rank()
                 ),
+            );
+        }
+        let (k, (&i, &d)) =
+            index.iter().zip(&self.dims).enumerate().find(|(_, (i, d))| i >= d).unwrap_or((
+                0,
+                (&0, &0), // unreachable for a bad index; kept total so nothing can panic
             ));
-        }
-        for (k, (&i, &d)) in index.iter().zip(&self.dims).enumerate() {
-            if i >= d {
-                return Err(Error::new(
-                    ErrorKind::IndexOutOfBounds,
-                    format!("index {index:?}: entry {k} is {i}, dimension {k} has size {d}"),
-                )
-                .with_path(at(Location::Dim(k))));
-            }
-        }
-        Ok(())
+        Error::new(
+            ErrorKind::IndexOutOfBounds,
+            format!("index {index:?}: entry {k} is {i}, dimension {k} has size {d}"),
+        )
+        .with_path(at(Location::Dim(k)))
     }
 
     /// [`Plan::offset`] without bounds checks, for hot loops whose indices are known to be
@@ -759,6 +884,18 @@ impl Plan {
                 .zip(strides)
                 .fold(0usize, |acc, (&i, &s)| acc.wrapping_add(i.wrapping_mul(s)));
         }
+        if let Some(t) = &self.tables {
+            return index
+                .iter()
+                .take(self.dims.len())
+                .enumerate()
+                .fold(0usize, |acc, (d, &i)| acc.wrapping_add(t.term(d, i)));
+        }
+        self.run_forward(index)
+    }
+
+    /// The offset by running the forward index program (no tables, no strides).
+    fn run_forward(&self, index: &[usize]) -> usize {
         with_regs(self.nregs, |regs| {
             for (r, &i) in regs.iter_mut().zip(index.iter().take(self.dims.len())) {
                 *r = i;
@@ -858,7 +995,18 @@ impl Plan {
     /// ```
     pub fn row_major(&self) -> RowMajor<'_> {
         let count = if self.dims.contains(&0) { 0 } else { self.dims.iter().product() };
-        RowMajor { s: Stepper::new(self, &self.forward, count) }
+        let walk = match &self.tables {
+            Some(tables) => Walk::Tables {
+                tables,
+                dims: &self.dims,
+                index: vec![0; self.rank()],
+                offset: 0,
+                remaining: count,
+                started: false,
+            },
+            None => Walk::Program(Stepper::new(self, &self.forward, count)),
+        };
+        RowMajor { walk }
     }
 
     /// The offsets of every logical index in row-major order (last index fastest):
@@ -903,6 +1051,46 @@ impl Plan {
     /// ```
     pub fn pad_reshape_transpose(&self) -> PadReshapeTranspose {
         self.recipe.clone()
+    }
+
+    /// The offset map as straight-line code with constant operands (see [`IndexProgram`]):
+    /// trivial steps are already folded away (a tile entry of 1 or one covering its whole
+    /// dimension costs nothing).
+    ///
+    /// ```
+    /// let s: layout_runtime::Shape = "f32[3,5]{0,1}".parse()?;
+    /// let p = s.as_array().unwrap().plan()?.index_program();
+    /// assert!(p.steps.is_empty()); // untiled: offset = i*1 + j*3
+    /// assert_eq!(p.outputs, [(0, 1), (1, 3)]);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn index_program(&self) -> IndexProgram {
+        IndexProgram::from_program(
+            &self.forward,
+            self.nregs,
+            self.forward_out.iter().map(|&(r, s)| (r as usize, s)).collect(),
+        )
+    }
+
+    /// The inverse map (expanded digits to logical index) as straight-line code (see
+    /// [`IndexProgram`]); a `MulAdd` with a bound re-joins a split dimension and detects
+    /// padding.
+    ///
+    /// ```
+    /// use layout_runtime::{IndexStep, Shape};
+    /// let s: Shape = "f32[3]{0:T(2)}".parse()?;
+    /// let p = s.as_array().unwrap().plan()?.inverse_program();
+    /// // digits (q, r) of radix (2, 2): i = q*2 + r, padding unless i < 3.
+    /// assert_eq!(p.steps, [IndexStep::MulAdd { dst: 0, a: p.inputs[0], multiplier: 2, b: p.inputs[1], bound: Some(3) }]);
+    /// assert_eq!(p.outputs, [(0, 1)]);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn inverse_program(&self) -> IndexProgram {
+        IndexProgram::from_program(
+            &self.inverse,
+            self.nregs,
+            (0..self.rank()).map(|d| (d, 1)).collect(),
+        )
     }
 
     /// A name for each axis of [`Plan::expanded_shape`], in terms of the logical index
@@ -1240,7 +1428,76 @@ impl<'p, const FORWARD: bool> Stepper<'p, FORWARD> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct RowMajor<'p> {
-    s: Stepper<'p, true>,
+    walk: Walk<'p>,
+}
+
+/// The odometer behind [`RowMajor`]: over the tables of a separable map (one table step per
+/// element), or over the index program.
+#[derive(Clone, Debug)]
+enum Walk<'p> {
+    Tables {
+        tables: &'p Tables,
+        dims: &'p [usize],
+        index: Vec<usize>,
+        offset: usize,
+        remaining: usize,
+        started: bool,
+    },
+    Program(Stepper<'p, true>),
+}
+
+impl Walk<'_> {
+    /// Steps, returning whether there was an element.
+    #[inline]
+    fn step(&mut self) -> bool {
+        match self {
+            Walk::Program(s) => s.step(),
+            Walk::Tables { tables, dims, index, offset, remaining, started } => {
+                if *remaining == 0 {
+                    return false;
+                }
+                *remaining -= 1;
+                if !*started {
+                    *started = true;
+                    return true;
+                }
+                // Increment the last dimension that can; the ones after it go back to 0,
+                // where every term is 0.
+                let mut j = index.len();
+                while j > 0 {
+                    j -= 1;
+                    let old = index[j];
+                    if old + 1 < dims[j] {
+                        index[j] = old + 1;
+                        let delta = tables.term(j, old + 1).wrapping_sub(tables.term(j, old));
+                        *offset = offset.wrapping_add(delta);
+                        for (l, i) in index.iter_mut().enumerate().skip(j + 1) {
+                            *offset = offset.wrapping_sub(tables.term(l, *i));
+                            *i = 0;
+                        }
+                        break;
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// The current index and offset (after a successful `step`).
+    #[inline]
+    fn current(&self) -> (&[usize], usize) {
+        match self {
+            Walk::Program(s) => (&s.regs[..s.rank], s.offset),
+            Walk::Tables { index, offset, .. } => (index, *offset),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        match self {
+            Walk::Program(s) => s.remaining,
+            Walk::Tables { remaining, .. } => *remaining,
+        }
+    }
 }
 
 impl RowMajor<'_> {
@@ -1256,8 +1513,8 @@ impl RowMajor<'_> {
     /// ```
     #[inline]
     pub fn next_ref(&mut self) -> Option<(&[usize], usize)> {
-        if self.s.step() {
-            Some((&self.s.regs[..self.s.rank], self.s.offset))
+        if self.walk.step() {
+            Some(self.walk.current())
         } else {
             None
         }
@@ -1272,7 +1529,7 @@ impl Iterator for RowMajor<'_> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.s.remaining, Some(self.s.remaining))
+        (self.walk.remaining(), Some(self.walk.remaining()))
     }
 }
 
@@ -1294,8 +1551,8 @@ impl Iterator for RowMajorOffsets<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        if self.0.s.step() {
-            Some(self.0.s.offset)
+        if self.0.walk.step() {
+            Some(self.0.walk.current().1)
         } else {
             None
         }
@@ -1411,7 +1668,7 @@ impl ArrayShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Layout, PrimitiveType, Tile};
+    use crate::{Dim, Layout, PrimitiveType, Tile};
 
     fn shape(ty: PrimitiveType, dims: &[u64], m2m: &[i64], tiles: &[&[Option<u64>]]) -> ArrayShape {
         let mut layout = Layout::new(m2m.iter().copied());
@@ -1545,6 +1802,35 @@ mod tests {
         assert_eq!(plan.memory_order().count(), 0);
         assert_eq!(plan.index_of(0), None);
         assert_eq!(plan.offset(&[0, 0]).unwrap_err().kind(), ErrorKind::IndexOutOfBounds);
+    }
+
+    #[test]
+    fn tables_and_program_agree() {
+        // Small enough to tabulate, and one dimension too many entries for tables: both paths
+        // give the closed form of T(8,128) over a row-major [r, c] array.
+        let closed = |i: usize, j: usize, cols: usize| {
+            ((i / 8) * cols.div_ceil(128) + j / 128) * 1024 + (i % 8) * 128 + j % 128
+        };
+        for rows in [20, TABLE_LIMIT + 3] {
+            let s =
+                shape(PrimitiveType::F32, &[rows as u64, 300], &[1, 0], &[&[Some(8), Some(128)]]);
+            let plan = s.plan().unwrap();
+            assert_eq!(plan.tables.is_some(), rows == 20);
+            for i in [0, 1, 7, 8, 9, rows - 1] {
+                for j in [0, 127, 128, 299] {
+                    assert_eq!(plan.offset(&[i, j]).unwrap(), closed(i, j, 300), "{rows} {i} {j}");
+                }
+            }
+            let row_major: Vec<usize> = plan.row_major_offsets().take(600).collect();
+            let expected: Vec<usize> = (0..600).map(|k| closed(k / 300, k % 300, 300)).collect();
+            assert_eq!(row_major, expected);
+        }
+        // Out of range, unchecked: a number, no panic, on both paths.
+        let s = shape(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[Some(2), Some(2)]]);
+        let plan = s.plan().unwrap();
+        assert!(plan.tables.is_some());
+        let _ = plan.offset_unchecked(&[usize::MAX, 7, 9]);
+        let _ = plan.offset_unchecked(&[]);
     }
 
     #[test]

@@ -3,79 +3,9 @@
 
 use alloc::vec::Vec;
 
-use crate::PrimitiveType;
+use alloc::format;
 
-/// One dimension of an array shape.
-///
-/// ```
-/// use layout_runtime::Dim;
-/// assert_eq!(Dim::Bounded(8).bound(), Some(8));
-/// assert_eq!(Dim::Unbounded.bound(), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dim {
-    /// A static size, `5`.
-    Static(u64),
-    /// A dynamic size with an upper bound, `<=5`; sized by its bound.
-    Bounded(u64),
-    /// An unbounded dynamic size, `?`; nothing can be sized or addressed.
-    Unbounded,
-}
-
-impl Dim {
-    /// The size used for storage: the static size or the bound; `None` for `?`.
-    ///
-    /// ```
-    /// use layout_runtime::Dim;
-    /// assert_eq!(Dim::Static(3).bound(), Some(3));
-    /// ```
-    pub const fn bound(self) -> Option<u64> {
-        match self {
-            Dim::Static(n) | Dim::Bounded(n) => Some(n),
-            Dim::Unbounded => None,
-        }
-    }
-
-    /// Whether the size is dynamic (`<=N` or `?`).
-    ///
-    /// ```
-    /// use layout_runtime::Dim;
-    /// assert!(Dim::Bounded(4).is_dynamic() && !Dim::Static(4).is_dynamic());
-    /// ```
-    pub const fn is_dynamic(self) -> bool {
-        !matches!(self, Dim::Static(_))
-    }
-}
-
-/// One entry of a tile: a size, or `*` (`Tile::kCombineDimension`, which merges that
-/// dimension into the next more-minor one before tiling).
-///
-/// ```
-/// use layout_runtime::TileDim;
-/// assert_eq!(TileDim::Size(128).size(), Some(128));
-/// assert_eq!(TileDim::Combine.size(), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TileDim {
-    /// A tile size. XLA's verifier requires it to be positive.
-    Size(u64),
-    /// `*`: combine with the next more-minor dimension.
-    Combine,
-}
-
-impl TileDim {
-    /// The size, or `None` for `*`.
-    ///
-    /// ```
-    /// assert_eq!(layout_runtime::TileDim::Size(8).size(), Some(8));
-    /// ```
-    pub const fn size(self) -> Option<u64> {
-        match self {
-            TileDim::Size(n) => Some(n),
-            TileDim::Combine => None,
-        }
-    }
-}
+use crate::{Dim, Error, ErrorKind, Location, Path, PrimitiveType, TileDim};
 
 /// One level of tiling, `(8,128)`: entries from most major to most minor. It applies to the
 /// most-minor suffix of the (already tiled) index space.
@@ -289,6 +219,67 @@ impl ArrayShape {
             Some(l) => alloc::borrow::Cow::Borrowed(l),
             None => alloc::borrow::Cow::Owned(Layout::default_for_rank(self.rank())),
         }
+    }
+}
+
+impl Layout {
+    /// minor_to_major as a permutation of `0..rank` (most minor first), or the error that
+    /// says why it is none. Size and index computations need a permutation; the verifier
+    /// reports the same problems with XLA's words first.
+    pub(crate) fn minor_to_major_permutation(&self, rank: usize) -> Result<Vec<usize>, Error> {
+        let m2m = &self.minor_to_major;
+        if m2m.len() != rank {
+            return Err(Error::new(
+                ErrorKind::LayoutRank,
+                format!(
+                    "layout minor_to_major field contains {} elements, but shape is rank {rank}",
+                    m2m.len()
+                ),
+            )
+            .with_path(Path { tuple_indices: Vec::new(), location: Location::Layout }));
+        }
+        let mut logical = Vec::with_capacity(rank);
+        for (i, &v) in m2m.iter().enumerate() {
+            let at = Path { tuple_indices: Vec::new(), location: Location::MinorToMajor(i) };
+            let Some(l) = usize::try_from(v).ok().filter(|&l| l < rank) else {
+                return Err(Error::new(
+                    ErrorKind::MinorToMajorOutOfBounds,
+                    format!("layout minor_to_major field has out-of-bounds value {v}"),
+                )
+                .with_path(at));
+            };
+            if logical.contains(&l) {
+                return Err(Error::new(
+                    ErrorKind::MinorToMajorDuplicate,
+                    format!("layout minor_to_major field has duplicate value {v}"),
+                )
+                .with_path(at));
+            }
+            logical.push(l);
+        }
+        Ok(logical)
+    }
+}
+
+impl ArrayShape {
+    /// The storage size of each logical dimension: the static size or the bound.
+    pub(crate) fn bounded_dims(&self) -> Result<Vec<u64>, Error> {
+        self.dims
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                d.bound().ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::NotStaticArray,
+                        format!(
+                            "dimension {i} is unbounded `?`: only static and bounded (`<=N`) \
+                             dimensions have a size and an index space"
+                        ),
+                    )
+                    .with_path(Path { tuple_indices: Vec::new(), location: Location::Dim(i) })
+                })
+            })
+            .collect()
     }
 }
 

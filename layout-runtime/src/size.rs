@@ -67,26 +67,6 @@ impl ArrayShape {
         .with_path(at(Location::ElementType)))
     }
 
-    /// The storage size of each logical dimension: the static size or the bound.
-    fn bounded_dims(&self) -> Result<alloc::vec::Vec<u64>, Error> {
-        self.dims
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                d.bound().ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::NotStaticArray,
-                        format!(
-                            "dimension {i} is unbounded `?`: only static and bounded (`<=N`) \
-                             dimensions can be sized"
-                        ),
-                    )
-                    .with_path(at(Location::Dim(i)))
-                })
-            })
-            .collect()
-    }
-
     /// `ShapeUtil::ElementsIn` (with bounds for dynamic dimensions): the product of the
     /// dimension sizes, bounded dimensions counting with their bound. A scalar has one
     /// element; an unbounded `?` dimension is [`ErrorKind::NotStaticArray`].
@@ -198,35 +178,7 @@ impl ArrayShape {
         }
 
         // minor_to_major must be a permutation for the walk over physical dimensions.
-        let m2m = &layout.minor_to_major;
-        if m2m.len() != rank {
-            return Err(Error::new(
-                ErrorKind::LayoutRank,
-                format!(
-                    "layout minor_to_major field contains {} elements, but shape is rank {rank}",
-                    m2m.len()
-                ),
-            )
-            .with_path(at(Location::Layout)));
-        }
-        let mut logical = alloc::vec::Vec::with_capacity(rank);
-        for (i, &v) in m2m.iter().enumerate() {
-            let Some(l) = usize::try_from(v).ok().filter(|&l| l < rank) else {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorOutOfBounds,
-                    format!("layout minor_to_major field has out-of-bounds value {v}"),
-                )
-                .with_path(at(Location::MinorToMajor(i))));
-            };
-            if logical.contains(&l) {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorDuplicate,
-                    format!("layout minor_to_major field has duplicate value {v}"),
-                )
-                .with_path(at(Location::MinorToMajor(i))));
-            }
-            logical.push(l);
-        }
+        let logical = layout.minor_to_major_permutation(rank)?;
 
         // LayoutUtil::MaxSplitSize for each logical dimension.
         let mut split_size = dims.clone();

@@ -1,0 +1,113 @@
+//! Validation, all of it by layout-runtime: its parser, its verifier, its plan. What this
+//! module adds is only what a *static* layout cannot hold (a tuple, a dynamic dimension), and
+//! the mapping of every error's byte range to the tokens that wrote it.
+
+use layout_runtime::{ArrayShape, Dim, Error, ErrorKind, Location, Path, Plan, Shape};
+
+use crate::text::Source;
+
+/// A layout that can be generated.
+pub struct Checked {
+    pub array: ArrayShape,
+    pub plan: Plan,
+    /// XLA's ArraySize, when XLA has one (not for `*` in the first tile).
+    pub xla_byte_size: Option<u64>,
+}
+
+/// Every error found, and the shape as far as it was understood (for the placeholder).
+pub struct Failure {
+    pub errors: syn::Error,
+    pub shape: Option<Box<ArrayShape>>,
+}
+
+/// Collects errors, each located in the source.
+struct Errors<'a> {
+    source: &'a Source,
+    all: Option<syn::Error>,
+}
+
+impl Errors<'_> {
+    fn push(&mut self, e: syn::Error) {
+        match &mut self.all {
+            Some(all) => all.combine(e),
+            None => self.all = Some(e),
+        }
+    }
+
+    /// A runtime error, at the bytes it names (an error that has only a model path gets
+    /// its bytes from the parser's source map).
+    fn runtime(&mut self, e: &Error, map: &layout_runtime::SourceMap) {
+        let located = map.locate(e.clone());
+        let message = with_hint(&located);
+        self.push(self.source.error(located.span(), &message));
+    }
+}
+
+/// The runtime's message, plus what to do about it where the fix is not obvious.
+fn with_hint(e: &Error) -> String {
+    let hint = match e.kind() {
+        ErrorKind::TrailingCombine => "; remove the trailing `*` or give it a size",
+        ErrorKind::SizeOverflow => "; a static layout's storage must fit in usize",
+        _ => "",
+    };
+    format!("{}{hint}", e.message())
+}
+
+pub fn check(source: &Source) -> Result<Checked, Failure> {
+    let mut errors = Errors { source, all: None };
+    let (shape, map) = match Shape::parse_with_source_map(&source.text) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            let errors = source.error(e.span(), &with_hint(&e));
+            return Err(Failure { errors, shape: None });
+        }
+    };
+    for e in shape.validate_all() {
+        errors.runtime(&e, &map);
+    }
+    let array = match shape {
+        Shape::Array(a) => a,
+        other => {
+            let what = match other {
+                Shape::Tuple(_) => {
+                    "a tuple; tuples have no layout of their own: write one `layout!` per element"
+                }
+                Shape::Buffer(_) => "a buffer `b(...)`: write the array inside it",
+                Shape::Token => "`token[]`, which has no data",
+                _ => "`opaque[]`, which has no data",
+            };
+            let message = format!("a static layout is one array shape, and `{other}` is {what}");
+            errors.push(source.error(None, &message));
+            return Err(Failure { errors: errors.all.expect("just pushed"), shape: None });
+        }
+    };
+    for (i, d) in array.dims.iter().enumerate() {
+        let written = match d {
+            Dim::Static(_) => continue,
+            Dim::Bounded(n) => format!("`<={n}`"),
+            Dim::Unbounded => String::from("`?`"),
+        };
+        let e = Error::new(
+            ErrorKind::NotStaticArray,
+            format!(
+                "dimension {i} is dynamic ({written}): a static layout needs static sizes; \
+                 use the runtime `xlayout::Shape` for dynamic shapes"
+            ),
+        )
+        .with_path(Path { tuple_indices: Vec::new(), location: Location::Dim(i) });
+        errors.runtime(&e, &map);
+    }
+    if let Some(all) = errors.all {
+        return Err(Failure { errors: all, shape: Some(Box::new(array)) });
+    }
+    match Plan::new(&array) {
+        Ok(plan) => {
+            let xla_byte_size = array.byte_size().ok();
+            Ok(Checked { array, plan, xla_byte_size })
+        }
+        Err(e) => {
+            errors.runtime(&e, &map);
+            Err(Failure { errors: errors.all.expect("just pushed"), shape: Some(Box::new(array)) })
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Unit tests of the expansion, on `proc_macro2` tokens.
+
+use quote::quote;
+
+use crate::expand_tokens;
+
+fn expand(input: proc_macro2::TokenStream) -> String {
+    expand_tokens(quote!(krate; #input)).to_string()
+}
+
+#[test]
+fn expression_form_is_a_block_with_the_value() {
+    let out = expand(quote!(f32[3,5]{1,0:T(2,2)}));
+    assert!(out.starts_with("{ # [doc"), "{out}");
+    assert!(out.ends_with("XlaLayout }"), "{out}");
+    assert!(out.contains(r#"const TEXT : & 'static str = "f32[3,5]{1,0:T(2,2)}""#), "{out}");
+}
+
+/// The generated `offset_unchecked` and `index_of` of `text`, as a standalone Rust file with
+/// the `$crate::__private` paths they use provided by a stand-in module.
+fn standalone(text: &str) -> String {
+    let shape: layout_runtime::Shape = text.parse().unwrap();
+    let plan = shape.as_array().unwrap().plan().unwrap();
+    let x = quote!(krate::__private);
+    let index = proc_macro2::Ident::new("index", proc_macro2::Span::call_site());
+    let offset = proc_macro2::Ident::new("offset", proc_macro2::Span::call_site());
+    let forward = crate::expand::forward_body(&plan.index_program(), &index, &x);
+    let inverse = crate::expand::inverse_body(&plan, &offset, &x);
+    let rank = proc_macro2::Literal::usize_unsuffixed(plan.rank());
+    quote! {
+        mod krate { pub mod __private { pub use core; pub use core::option::Option; } }
+        #[no_mangle]
+        pub fn generated_offset(index: [usize; #rank]) -> usize { #forward }
+        #[no_mangle]
+        pub fn generated_index_of(offset: usize) -> Option<[usize; #rank]> { #inverse }
+    }
+    .to_string()
+}
+
+/// The optimized LLVM IR of a standalone file (rustc from `$RUSTC`, else the one on PATH).
+fn optimized_ir(name: &str, source: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("xlayout-ir-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("lib.rs");
+    std::fs::write(&src, source).unwrap();
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| String::from("rustc"));
+    let out = std::process::Command::new(rustc)
+        .args([
+            "--edition",
+            "2021",
+            "--crate-type",
+            "lib",
+            "-C",
+            "opt-level=3",
+            "--emit",
+            "llvm-ir",
+        ])
+        .arg("-o")
+        .arg(dir.join("lib.ll"))
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ir = std::fs::read_to_string(dir.join("lib.ll")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    ir
+}
+
+/// The body of function `name` in LLVM IR text.
+fn function<'a>(ir: &'a str, name: &str) -> &'a str {
+    let start = ir.find(&format!("@{name}(")).unwrap_or_else(|| panic!("no {name} in\n{ir}"));
+    let end = ir[start..].find("\n}\n").unwrap();
+    &ir[start..start + end]
+}
+
+#[test]
+fn power_of_two_layouts_compile_to_shifts_and_masks() {
+    // `offset` divides only by tile sizes: powers of two here. `index_of` also divides by
+    // the tile counts of the grid, which are powers of two in the first two layouts but not
+    // in the third (1280 / 8 = 160 row tiles).
+    let cases = [
+        ("f32[1024,1024]{1,0:T(8,128)}", true),
+        ("s8[64,512]{0,1:T(32,128)(4,1)}", true),
+        ("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}", false),
+    ];
+    for (text, grid_is_powers_of_two) in cases {
+        let ir = optimized_ir(&text.len().to_string(), &standalone(text));
+        let mut functions = vec!["generated_offset"];
+        if grid_is_powers_of_two {
+            functions.push("generated_index_of");
+        }
+        for f in functions {
+            let body = function(&ir, f);
+            for div in ["udiv", "urem", "sdiv", "srem"] {
+                assert!(!body.contains(div), "{text}: {f} has `{div}`:\n{body}");
+            }
+            assert!(
+                body.contains("lshr") || body.contains("shl"),
+                "{text}: {f} has no shift:\n{body}"
+            );
+        }
+    }
+    // The check can fail: a tile of 3 divides.
+    let ir = optimized_ir("odd", &standalone("f32[30,30]{1,0:T(3,3)}"));
+    assert!(function(&ir, "generated_offset").contains("udiv"));
+}
+
+#[test]
+fn figure_1_offset_is_the_closed_form() {
+    // f32[3,5]{1,0:T(2,2)}: offset = (i/2)*12 + (j/2)*4 + (i%2)*2 + j%2 (spec 5.2).
+    let code = standalone("f32[3,5]{1,0:T(2,2)}");
+    let body =
+        code.split("generated_offset").nth(1).unwrap().split("generated_index_of").next().unwrap();
+    let expected = "let r0 = index [0] ; let r1 = index [1] ; let r2 = r0 / 2 ; let r3 = r0 % 2 ; \
+                    let r4 = r1 / 2 ; let r5 = r1 % 2 ; \
+                    r2 . wrapping_mul (12) . wrapping_add (r3 . wrapping_mul (2)) . wrapping_add (r4 . wrapping_mul (4)) . wrapping_add (r5)";
+    assert!(body.contains(expected), "{body}");
+}

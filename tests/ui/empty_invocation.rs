@@ -1,0 +1,6 @@
+// a shape is required
+use xlayout::layout;
+
+fn main() {
+    let _ = layout!();
+}

@@ -1,0 +1,6 @@
+// split indices strictly increase
+use xlayout::layout;
+
+fn main() {
+    let _ = layout!(f32[30,50]{1,0:SC(1:3,2)});
+}
