@@ -18,15 +18,16 @@ use core::arch::x86_64::{
 
 type E4 = [u8; 4];
 
-/// Writes 16 bytes to `dst`: a non-temporal store when `stream` (then `dst` must start on a
-/// 16-byte boundary), a plain one otherwise.
+/// Writes 16 bytes to `dst`: a non-temporal store when `stream` and `dst` starts on a 16-byte
+/// boundary (the instruction faults otherwise), a plain one otherwise.
 #[allow(unused_unsafe)]
 #[inline(always)]
 fn put16(dst: &mut [u8; 16], v: __m128i, stream: bool) {
-    if stream {
-        debug_assert_eq!(dst.as_ptr() as usize % 16, 0);
-        // SAFETY: `dst` is 16 bytes, exclusively borrowed, so valid for a 16-byte write; the
-        // callers pass `stream` only for 16-byte aligned chunks, as the instruction needs.
+    // Checked here, not left to callers: a safe function must not fault on any input. The
+    // callers already pass aligned chunks when streaming, so the branch always goes one way.
+    if stream && dst.as_ptr() as usize % 16 == 0 {
+        // SAFETY: `dst` is 16 bytes, exclusively borrowed, so valid for a 16-byte write, and
+        // it starts on a 16-byte boundary (checked just above), as the instruction needs.
         unsafe { _mm_stream_si128(dst.as_mut_ptr().cast::<__m128i>(), v) }
     } else {
         *dst = bytemuck::cast(v);
