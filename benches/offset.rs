@@ -8,6 +8,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput};
+
+mod common;
+use common::median_ns;
 use xlayout::{Plan, Shape};
 
 fn plan(text: &str) -> Plan {
@@ -128,19 +131,6 @@ fn offsets(c: &mut Criterion) {
         });
         g.finish();
     }
-}
-
-/// The median time of a benchmark, from criterion's estimates of this run.
-fn median_ns(group: &str, bench: &str) -> Option<f64> {
-    let dir = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| String::from("target"));
-    // criterion's directory names: these characters become `_`.
-    let clean = |s: &str| s.replace(['/', ':', '\\', '?', '*', '"', '<', '>', '|'], "_");
-    let path = format!("{dir}/criterion/{}/{}/new/estimates.json", clean(group), clean(bench));
-    let text = std::fs::read_to_string(path).ok()?;
-    let key = "\"median\":{\"confidence_interval\":";
-    let rest = &text[text.find(key)?..];
-    let pe = &rest[rest.find("\"point_estimate\":")? + 17..];
-    pe[..pe.find(',')?].parse().ok()
 }
 
 fn main() {

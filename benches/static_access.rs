@@ -7,11 +7,15 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput};
+
+mod common;
+use common::median_ns;
 use xlayout::fixed::View;
 use xlayout::{layout, StaticLayout};
 
 layout! { struct Tiled = f32[256,1024]{1,0:T(8,128)}; }
 
+const GROUP: &str = "static_access/f32[256,1024]{1,0:T(8,128)}";
 const ROWS: usize = 256;
 const COLS: usize = 1024;
 
@@ -28,7 +32,7 @@ fn sums(c: &mut Criterion) {
             assert_eq!(hand(i, j), Tiled.offset([i, j]));
         }
     }
-    let mut g = c.benchmark_group("static_access/f32[256,1024]{1,0:T(8,128)}");
+    let mut g = c.benchmark_group(GROUP);
     g.throughput(Throughput::Elements((ROWS * COLS) as u64));
     g.sample_size(30);
     g.bench_function("hand-written", |b| {
@@ -70,26 +74,16 @@ fn sums(c: &mut Criterion) {
     g.finish();
 }
 
-fn median_ns(bench: &str) -> Option<f64> {
-    let dir = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| String::from("target"));
-    let group = "static_access_f32[256,1024]{1,0_T(8,128)}";
-    let path = format!("{dir}/criterion/{group}/{}/new/estimates.json", bench.replace(':', "_"));
-    let text = std::fs::read_to_string(path).ok()?;
-    let rest = &text[text.find("\"median\":{")?..];
-    let pe = &rest[rest.find("\"point_estimate\":")? + 17..];
-    pe[..pe.find(',')?].parse().ok()
-}
-
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     sums(&mut c);
     c.final_summary();
     let n = (ROWS * COLS) as f64;
-    if let Some(base) = median_ns("hand-written") {
+    if let Some(base) = median_ns(GROUP, "hand-written") {
         println!("\nratio to the hand-written expression (median; lower is better):");
         println!("  hand-written               {:.3} ns/element", base / n);
         for bench in ["fixed::View index", "offset_unchecked"] {
-            if let Some(t) = median_ns(bench) {
+            if let Some(t) = median_ns(GROUP, bench) {
                 println!("  {bench:<26} {:.3} ns/element  ratio {:.2}", t / n, t / base);
             }
         }

@@ -8,7 +8,9 @@
 //! the flattened result.
 
 use proptest::prelude::*;
-use xlayout::{ArrayShape, Layout, Plan, PrimitiveType, Shape, Tile, TileDim};
+
+mod common;
+use xlayout::{ArrayShape, Plan, PrimitiveType, Shape};
 
 /// A dense row-major array of element ids (`None` = padding).
 #[derive(Clone, Debug)]
@@ -126,31 +128,9 @@ struct Case {
 
 impl Case {
     fn shape(&self) -> ArrayShape {
-        let mut layout = Layout::new(self.minor_to_major.iter().map(|&d| d as i64));
-        layout.tiles = self
-            .tiles
-            .iter()
-            .map(|t| Tile {
-                dims: t
-                    .iter()
-                    .map(|d| d.map_or(TileDim::Combine, |s| TileDim::Size(s as u64)))
-                    .collect(),
-            })
-            .collect();
-        layout.tail_padding_alignment_in_elements = self.align;
-        layout.element_size_in_bits = self.element_bits;
-        ArrayShape::new(self.element_type, self.dims.iter().map(|&d| d as u64)).with_layout(layout)
+        let (t, bits) = (self.element_type, self.element_bits);
+        common::array_shape(t, &self.dims, &self.minor_to_major, &self.tiles, self.align, bits)
     }
-}
-
-fn tile() -> impl Strategy<Value = Vec<Option<usize>>> {
-    (1usize..=4).prop_flat_map(|n| {
-        let entry = prop_oneof![3 => (1usize..=5).prop_map(Some), 1 => Just(None)];
-        (proptest::collection::vec(entry, n - 1), 1usize..=5).prop_map(|(mut v, last)| {
-            v.push(Some(last));
-            v
-        })
-    })
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -170,7 +150,7 @@ fn case() -> impl Strategy<Value = Case> {
             (
                 proptest::collection::vec(dim.clone(), rank),
                 Just((0..rank).collect::<Vec<usize>>()).prop_shuffle(),
-                proptest::collection::vec(tile(), 0..=3),
+                proptest::collection::vec(common::any_tile(), 0..=3),
             )
         })
         .prop_flat_map(move |(dims, m2m, tiles)| {

@@ -9,9 +9,11 @@
 //! zero), from a source whose padding holds garbage, into a destination that held garbage.
 
 use proptest::prelude::*;
+
+mod common;
 use xlayout::{
-    read_packed, relayout, write_packed, ArrayShape, ErrorKind, Layout, Plan, PrimitiveType,
-    RelayoutPlan, Shape, Tile, TileDim,
+    read_packed, relayout, write_packed, ArrayShape, ErrorKind, Plan, PrimitiveType, RelayoutPlan,
+    Shape,
 };
 
 #[derive(Clone, Debug)]
@@ -31,20 +33,7 @@ struct Pair {
 }
 
 fn shape(t: PrimitiveType, dims: &[usize], s: &Side) -> ArrayShape {
-    let mut layout = Layout::new(s.minor_to_major.iter().map(|&d| d as i64));
-    layout.tiles = s
-        .tiles
-        .iter()
-        .map(|t| Tile {
-            dims: t
-                .iter()
-                .map(|d| d.map_or(TileDim::Combine, |s| TileDim::Size(s as u64)))
-                .collect(),
-        })
-        .collect();
-    layout.tail_padding_alignment_in_elements = s.align;
-    layout.element_size_in_bits = s.element_bits;
-    ArrayShape::new(t, dims.iter().map(|&d| d as u64)).with_layout(layout)
+    common::array_shape(t, dims, &s.minor_to_major, &s.tiles, s.align, s.element_bits)
 }
 
 impl Pair {
@@ -54,17 +43,6 @@ impl Pair {
             shape(self.element_type, &self.dims, &self.to),
         )
     }
-}
-
-/// Any tile: sizes 1..=5 and `*` (never last).
-fn any_tile() -> impl Strategy<Value = Vec<Option<usize>>> {
-    (1usize..=4).prop_flat_map(|n| {
-        let entry = prop_oneof![3 => (1usize..=5).prop_map(Some), 1 => Just(None)];
-        (proptest::collection::vec(entry, n - 1), 1usize..=5).prop_map(|(mut v, last)| {
-            v.push(Some(last));
-            v
-        })
-    })
 }
 
 /// Power-of-two tilings, the kind devices use and the strided path handles: a first tile
@@ -83,7 +61,7 @@ fn side(rank: usize, element_bits: i64, pow2: bool) -> impl Strategy<Value = Sid
     let tiles = if pow2 {
         prop_oneof![1 => Just(Vec::new()), 4 => pow2_tiles()].boxed()
     } else {
-        proptest::collection::vec(any_tile(), 0..=3).boxed()
+        proptest::collection::vec(common::any_tile(), 0..=3).boxed()
     };
     (
         Just((0..rank).collect::<Vec<usize>>()).prop_shuffle(),
