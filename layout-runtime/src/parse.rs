@@ -94,6 +94,24 @@ impl Shape {
         Shape::parse_with_source_map(text).map(|(shape, _)| shape)
     }
 
+    /// Parses the shape at the start of `text` (after any whitespace or comments) and
+    /// returns it, unvalidated, with the byte offset where it ends; whatever follows is left
+    /// alone. For reading shapes out of larger text, such as an HLO dump.
+    ///
+    /// ```
+    /// use layout_runtime::Shape;
+    /// let line = "f32[3,5]{1,0:T(2,2)} parameter(0), sharding={replicated}";
+    /// let (shape, end) = Shape::parse_prefix(line)?;
+    /// assert_eq!((shape.to_string().as_str(), &line[end..]), ("f32[3,5]{1,0:T(2,2)}", " parameter(0), sharding={replicated}"));
+    /// assert!(Shape::parse_prefix("%p = f32[3]").is_err());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn parse_prefix(text: &str) -> Result<(Shape, usize), Error> {
+        let mut p = Parser { lexer: Lexer::new(text), map: SourceMap::default(), path: Vec::new() };
+        let shape = p.shape()?;
+        Ok((shape, p.lexer.pos_before_peek()))
+    }
+
     /// Parses without validating, and also returns where each part stands in `text`.
     ///
     /// ```
@@ -149,6 +167,9 @@ enum Tok {
     Question,
     Plus,
     Tilde,
+    /// A character no token starts with; an error only where the parser needs something else
+    /// (so text after a shape can hold anything).
+    Unknown,
     End,
 }
 
@@ -255,10 +276,10 @@ impl<'a> Lexer<'a> {
             b'-' | b'0'..=b'9' => {
                 let digits = bytes[start + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
                 if c == b'-' && digits == 0 {
-                    return Err(Error::new(ErrorKind::Syntax, "expected digits after `-`")
-                        .with_span(start..start + 1));
+                    (Tok::Unknown, 1)
+                } else {
+                    (Tok::Int, 1 + digits)
                 }
-                (Tok::Int, 1 + digits)
             }
             c if c.is_ascii_alphabetic() || c == b'_' => {
                 let n = bytes[start..]
@@ -269,9 +290,7 @@ impl<'a> Lexer<'a> {
             }
             _ => {
                 let ch = self.text[start..].chars().next().expect("not at end");
-                let end = start + ch.len_utf8();
-                return Err(Error::new(ErrorKind::Syntax, format!("unexpected character `{ch}`"))
-                    .with_span(start..end));
+                (Tok::Unknown, ch.len_utf8())
             }
         };
         self.pos = start + len;

@@ -8,6 +8,7 @@ use std::io::{BufRead, Write};
 use xlayout::{ArrayShape, Error, ErrorKind, Plan, Shape};
 
 mod explain;
+mod hlo;
 mod map;
 
 const USAGE: &str = "\
@@ -20,6 +21,8 @@ usage: xlayout                          show the demo
        xlayout map SHAPE [--at I,J,..]  the offset of every element of a 2-D slice, tiles
                                         separated, and the padding positions; --at picks the
                                         leading indices of a shape of rank > 2 (default 0s)
+       xlayout hlo [FILE]               every array shape of an HLO dump (stdin without FILE):
+                                        sizes, padding, memory spaces, invalid shapes
        xlayout help                     this text
 
 With no SHAPE (canon, bytes) or no INDEX/OFFSET (offset, index), the scripting commands read
@@ -83,6 +86,33 @@ pub fn run(
             match plan_of(shape).and_then(|plan| map::map(&plan, leading.as_deref())) {
                 Ok(picture) => write_all(out, &picture),
                 Err(e) => shape_error(err, shape, &e),
+            }
+        }
+        "hlo" => {
+            let (name, text) = match rest {
+                [] => {
+                    let mut text = String::new();
+                    if let Err(e) = stdin.read_to_string(&mut text) {
+                        let _ = writeln!(err, "xlayout: cannot read standard input: {e}");
+                        return 1;
+                    }
+                    (String::from("standard input"), text)
+                }
+                [file] => match std::fs::read_to_string(file) {
+                    Ok(text) => (file.clone(), text),
+                    Err(e) => {
+                        let _ = writeln!(err, "xlayout: cannot read {file}: {e}");
+                        return 1;
+                    }
+                },
+                _ => return usage_error(err, "hlo takes at most one FILE"),
+            };
+            let (report, all_valid) = hlo::report(&name, &text);
+            write_all(out, &report);
+            if all_valid {
+                0
+            } else {
+                1
             }
         }
         "help" | "--help" | "-h" => write_all(out, &format!("{USAGE}\n")),
