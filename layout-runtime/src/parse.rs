@@ -149,6 +149,27 @@ impl FromStr for Shape {
     }
 }
 
+/// Parses and validates an array shape: as [`Shape`]'s `FromStr`, then anything but an array
+/// is the error of [`Shape::try_array`] (located at the whole text).
+///
+/// ```
+/// use layout_runtime::{ArrayShape, ErrorKind};
+/// let a: ArrayShape = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse()?;
+/// assert_eq!(a.byte_size()?, 8192);
+/// let e = "(f32[2])".parse::<ArrayShape>().unwrap_err();
+/// assert_eq!((e.kind(), e.span()), (ErrorKind::NotStaticArray, Some(0..8)));
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+impl FromStr for ArrayShape {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<ArrayShape, Error> {
+        let (shape, map) = Shape::parse_with_source_map(text)?;
+        shape.validate().map_err(|e| map.locate(e))?;
+        ArrayShape::try_from(shape).map_err(|e| map.locate(e))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tok {
     Ident,

@@ -321,6 +321,40 @@ impl Shape {
         }
     }
 
+    /// The array, or [`ErrorKind::NotStaticArray`] saying what the shape is instead (a
+    /// tuple, a buffer, `token[]`, `opaque[]`): for code that needs an array and reports why
+    /// it did not get one.
+    ///
+    /// ```
+    /// use layout_runtime::{ErrorKind, Shape};
+    /// let s: Shape = "f32[3]".parse()?;
+    /// assert_eq!(s.try_array()?.rank(), 1);
+    /// let t: Shape = "(f32[2], s32[])".parse()?;
+    /// let e = t.try_array().unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::NotStaticArray);
+    /// assert_eq!(e.message(), "`(f32[2]{0}, s32[])` is a tuple, not an array shape");
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn try_array(&self) -> Result<&ArrayShape, Error> {
+        match self {
+            Shape::Array(a) => Ok(a),
+            _ => Err(self.not_an_array()),
+        }
+    }
+
+    /// The one error for "an array was needed": says what the shape is instead.
+    fn not_an_array(&self) -> Error {
+        let what = match self {
+            Shape::Array(_) => "an array",
+            Shape::Tuple(_) => "a tuple",
+            Shape::Buffer(_) => "a buffer (its array is the shape inside `b(...)`)",
+            Shape::Token => "a token",
+            Shape::Opaque => "an opaque value",
+        };
+        Error::new(ErrorKind::NotStaticArray, format!("`{self}` is {what}, not an array shape"))
+            .with_path(Path { tuple_indices: Vec::new(), location: Location::Shape })
+    }
+
     /// The array, mutably, if this shape is one.
     ///
     /// ```
@@ -339,5 +373,26 @@ impl Shape {
 impl From<ArrayShape> for Shape {
     fn from(a: ArrayShape) -> Shape {
         Shape::Array(a)
+    }
+}
+
+/// The array of an array shape; anything else is the error of [`Shape::try_array`].
+///
+/// ```
+/// use layout_runtime::{ArrayShape, Shape};
+/// let s: Shape = "f32[3,5]{0,1}".parse()?;
+/// let a = ArrayShape::try_from(s)?;
+/// assert_eq!(a.to_string(), "f32[3,5]{0,1}");
+/// assert!(ArrayShape::try_from(Shape::Token).is_err());
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+impl TryFrom<Shape> for ArrayShape {
+    type Error = Error;
+
+    fn try_from(shape: Shape) -> Result<ArrayShape, Error> {
+        match shape {
+            Shape::Array(a) => Ok(a),
+            other => Err(other.not_an_array()),
+        }
     }
 }

@@ -251,10 +251,7 @@ impl Shape {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn byte_size(&self) -> Result<u64, Error> {
-        match self {
-            Shape::Array(a) => a.byte_size(),
-            _ => Err(self.not_an_array("ArraySize")),
-        }
+        self.try_array()?.byte_size()
     }
 
     /// `ShapeUtil::ByteSizeOf(shape, pointer_size)`: an array's data
@@ -281,25 +278,8 @@ impl Shape {
             Shape::Token => Ok(0),
             Shape::Opaque if pointer_size <= LIMIT => Ok(pointer_size),
             Shape::Opaque => Err(overflow("pointer size")),
-            Shape::Buffer(_) => Err(self.not_an_array("ByteSizeOf")),
+            Shape::Buffer(_) => self.try_array().map(|_| 0),
         }
-    }
-
-    fn not_an_array(&self, function: &str) -> Error {
-        let what = match self {
-            Shape::Array(_) => "an array",
-            Shape::Tuple(_) => "a tuple",
-            Shape::Buffer(_) => "a buffer (size its array instead)",
-            Shape::Token => "`token[]`",
-            Shape::Opaque => "`opaque[]`",
-        };
-        Error::new(
-            ErrorKind::NotStaticArray,
-            format!(
-                "XLA's {function} is defined for arrays only (XLA aborts); the shape is {what}"
-            ),
-        )
-        .with_path(at(Location::Shape))
     }
 }
 

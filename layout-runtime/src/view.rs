@@ -8,17 +8,12 @@
 use alloc::format;
 use core::ops::{Index, IndexMut};
 
-use crate::{ArrayShape, Element, Error, ErrorKind, Location, Path, Plan, Shape};
+use crate::{Element, Error, ErrorKind, Location, Path, Plan, Shape};
 
 /// The plan of `shape`, after checking that `T` holds its elements and `len` storage items
 /// are exactly what the layout needs.
 fn checked_plan<T: Element>(shape: &Shape, len: usize) -> Result<Plan, Error> {
-    let array: &ArrayShape = shape.as_array().ok_or_else(|| {
-        Error::new(
-            ErrorKind::NotStaticArray,
-            format!("`{shape}` is not an array shape: it has no view"),
-        )
-    })?;
+    let array = shape.try_array()?;
     let t = array.element_type;
     let plan = array.plan()?;
     let natural = t.byte_width() as usize * 8;

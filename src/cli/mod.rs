@@ -46,7 +46,7 @@ pub fn run(
     match command.as_str() {
         "canon" => per_input(rest, stdin, out, |text| Ok(text.parse::<Shape>()?.to_string())),
         "bytes" => per_input(rest, stdin, out, |text| {
-            Ok(array_of(&text.parse()?)?.byte_size()?.to_string())
+            Ok(text.parse::<ArrayShape>()?.byte_size()?.to_string())
         }),
         "offset" | "index" => {
             let Some((shape, inputs)) = rest.split_first() else {
@@ -224,22 +224,9 @@ fn per_input(
     status
 }
 
-/// The array of an array shape, or the error saying it is none.
-fn array_of(shape: &Shape) -> Result<&ArrayShape, Error> {
-    shape.as_array().ok_or_else(|| {
-        let what = match shape {
-            Shape::Tuple(_) => "a tuple",
-            Shape::Buffer(_) => "a buffer (give its array shape)",
-            Shape::Token => "a token",
-            _ => "an opaque value",
-        };
-        Error::new(ErrorKind::NotStaticArray, format!("`{shape}` is {what}, not an array shape"))
-    })
-}
-
 fn plan_of(text: &str) -> Result<Plan, Error> {
     let shape: Shape = text.parse()?;
-    array_of(&shape)?.plan()
+    shape.try_array()?.plan()
 }
 
 /// `2,3` (spaces allowed), or the empty string for a scalar.

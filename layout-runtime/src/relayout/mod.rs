@@ -530,15 +530,7 @@ mod parallel {
 /// # Ok::<(), layout_runtime::Error>(())
 /// ```
 pub fn relayout(src: &[u8], from: &Shape, dst: &mut [u8], to: &Shape) -> Result<(), Error> {
-    fn array<'s>(s: &'s Shape, side: &str) -> Result<&'s ArrayShape, Error> {
-        s.as_array().ok_or_else(|| {
-            shape_error(
-                ErrorKind::NotStaticArray,
-                format!("the {side} shape `{s}` is not an array shape"),
-            )
-        })
-    }
-    RelayoutPlan::new(array(from, "source")?, array(to, "destination")?)?.run(src, dst)
+    RelayoutPlan::new(from.try_array()?, to.try_array()?)?.run(src, dst)
 }
 
 #[cfg(test)]
