@@ -11,10 +11,10 @@ use criterion::{Criterion, Throughput};
 
 mod common;
 use common::median_ns;
-use xlayout::{Plan, Shape};
+use xlayout::{ArrayShape, Plan};
 
 fn plan(text: &str) -> Plan {
-    text.parse::<Shape>().unwrap().as_array().unwrap().plan().unwrap()
+    text.parse::<ArrayShape>().unwrap().plan().unwrap()
 }
 
 /// One layout: its text, its dims (a leading 1 for rank-2 layouts) and the hand-written

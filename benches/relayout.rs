@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use xlayout::{RelayoutPlan, Shape};
+use xlayout::{ArrayShape, RelayoutPlan};
 
 /// (name, from, to)
 const CASES: &[(&str, &str, &str)] = &[
@@ -50,7 +50,7 @@ struct Case {
 }
 
 fn array(text: &str) -> xlayout::ArrayShape {
-    text.parse::<Shape>().unwrap().as_array().unwrap().clone()
+    text.parse::<ArrayShape>().unwrap()
 }
 
 /// The cases selected by `RELAYOUT_BENCH_CASE`.

@@ -179,7 +179,7 @@ proptest! {
     #[test]
     fn plan_matches_pad_reshape_transpose(c in case()) {
         let shape = c.shape();
-        let plan = Plan::new(&shape).unwrap();
+        let plan = Plan::new(&shape.check().unwrap()).unwrap();
         prop_assume!(plan.grid_len() <= MAX_GRID);
         let reference = naive(&c.dims, &c.minor_to_major, &c.tiles);
         prop_assert_eq!(plan.expanded_shape(), &reference.shape[..]);
@@ -242,7 +242,7 @@ proptest! {
     #[test]
     fn packed_values_round_trip(c in case()) {
         let shape = c.shape();
-        let plan = Plan::new(&shape).unwrap();
+        let plan = Plan::new(&shape.check().unwrap()).unwrap();
         prop_assume!(plan.grid_len() <= MAX_GRID);
         let bits = plan.element_bits() as u32;
         let mask = (1u64 << bits) - 1;
@@ -271,7 +271,7 @@ proptest! {
     #[test]
     fn text_round_trip_gives_the_same_plan(c in case()) {
         let shape = c.shape();
-        let plan = Plan::new(&shape).unwrap();
+        let plan = Plan::new(&shape.check().unwrap()).unwrap();
         prop_assume!(plan.grid_len() <= MAX_GRID);
         let parsed: Shape = shape.to_string().parse().unwrap();
         let again = parsed.as_array().unwrap().plan().unwrap();
@@ -292,7 +292,7 @@ fn trailing_combine_is_refused() {
         tiles: vec![vec![Some(2), Some(2)], vec![Some(2), None]],
         align: 1,
     };
-    let e = Plan::new(&c.shape()).unwrap_err();
+    let e = Plan::new(&c.shape().check().unwrap()).unwrap_err();
     assert_eq!(e.kind(), xlayout::ErrorKind::TrailingCombine);
     assert!(e.message().contains("tile 1"), "{}", e.message());
 }

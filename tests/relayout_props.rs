@@ -147,7 +147,7 @@ proptest! {
     #[test]
     fn every_element_lands_where_the_index_engine_says(p in pair(), seed in any::<u64>()) {
         let (from, to) = p.shapes();
-        let (fp, tp) = (Plan::new(&from).unwrap(), Plan::new(&to).unwrap());
+        let (fp, tp) = (from.plan().unwrap(), to.plan().unwrap());
         prop_assume!(fp.grid_len() <= MAX_GRID && tp.grid_len() <= MAX_GRID);
         let keep = mask(fp.element_bits().min(tp.element_bits()));
 
@@ -192,7 +192,7 @@ proptest! {
     #[test]
     fn relayout_and_back_restores_the_source(p in pair(), seed in any::<u64>()) {
         let (from, to) = p.shapes();
-        let (fp, tp) = (Plan::new(&from).unwrap(), Plan::new(&to).unwrap());
+        let (fp, tp) = (from.plan().unwrap(), to.plan().unwrap());
         prop_assume!(fp.grid_len() <= MAX_GRID && tp.grid_len() <= MAX_GRID);
         // Values that fit the narrower side survive the trip; padding comes back zero.
         let keep = mask(fp.element_bits().min(tp.element_bits()));

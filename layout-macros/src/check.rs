@@ -100,7 +100,7 @@ pub fn check(source: &Source) -> Result<Checked, Failure> {
     if let Some(all) = errors.all {
         return Err(Failure { errors: all, shape: Some(Box::new(array)) });
     }
-    match Plan::new(&array) {
+    match array.plan() {
         Ok(plan) => {
             let xla_byte_size = array.byte_size().ok();
             Ok(Checked { array, plan, xla_byte_size })

@@ -35,6 +35,16 @@ enum Kind {
 }
 
 impl Divider {
+    /// Division by 1: the identity, and a total stand-in where a size may be 0 but nothing
+    /// is ever divided (an empty dimension has no index to divide).
+    ///
+    /// ```
+    /// use layout_runtime::Divider;
+    /// assert_eq!(Divider::ONE.div_rem(42), (42, 0));
+    /// assert_eq!(Some(Divider::ONE), Divider::new(1));
+    /// ```
+    pub const ONE: Divider = Divider { divisor: 1, kind: Kind::Shift { shift: 0 } };
+
     /// The divider for `divisor`; `None` for 0.
     ///
     /// A `const fn`, so dividers for constant divisors can be computed at compile time.

@@ -5,11 +5,11 @@
 //! functions, and the address arithmetic of tiled layouts.
 //!
 //! ```
-//! use layout_runtime::Shape;
+//! use layout_runtime::ArrayShape;
 //!
-//! let s: Shape = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}".parse()?;
+//! let s: ArrayShape = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}".parse()?;
 //! assert_eq!(s.to_string(), "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}");
-//! assert_eq!(s.as_array().unwrap().byte_size()?, 335_544_320);
+//! assert_eq!(s.byte_size()?, 335_544_320);
 //! # Ok::<(), layout_runtime::Error>(())
 //! ```
 //!
@@ -43,6 +43,8 @@ pub use primitive::{PrimitiveType, UnknownPrimitiveType};
 pub mod __doc_layouts;
 
 #[cfg(feature = "alloc")]
+mod checked;
+#[cfg(feature = "alloc")]
 mod error;
 #[cfg(feature = "alloc")]
 mod parse;
@@ -63,6 +65,8 @@ mod validate;
 #[cfg(feature = "alloc")]
 mod view;
 
+#[cfg(feature = "alloc")]
+pub use checked::CheckedArray;
 #[cfg(feature = "alloc")]
 pub use error::{Error, ErrorKind, Location, Path};
 #[cfg(feature = "alloc")]

@@ -196,8 +196,8 @@ impl ArrayShape {
     /// The same shape with XLA's default (row-major, untiled) layout.
     ///
     /// ```
-    /// let s: layout_runtime::Shape = "f32[3,5]{0,1:T(2,2)}".parse().unwrap();
-    /// let a = s.as_array().unwrap().with_default_layout();
+    /// let s: layout_runtime::ArrayShape = "f32[3,5]{0,1:T(2,2)}".parse().unwrap();
+    /// let a = s.with_default_layout();
     /// assert_eq!(a.to_string(), "f32[3,5]{1,0}");
     /// ```
     pub fn with_default_layout(&self) -> ArrayShape {
@@ -219,45 +219,6 @@ impl ArrayShape {
             Some(l) => alloc::borrow::Cow::Borrowed(l),
             None => alloc::borrow::Cow::Owned(Layout::default_for_rank(self.rank())),
         }
-    }
-}
-
-impl Layout {
-    /// minor_to_major as a permutation of `0..rank` (most minor first), or the error that
-    /// says why it is none. Size and index computations need a permutation; the verifier
-    /// reports the same problems with XLA's words first.
-    pub(crate) fn minor_to_major_permutation(&self, rank: usize) -> Result<Vec<usize>, Error> {
-        let m2m = &self.minor_to_major;
-        if m2m.len() != rank {
-            return Err(Error::new(
-                ErrorKind::LayoutRank,
-                format!(
-                    "layout minor_to_major field contains {} elements, but shape is rank {rank}",
-                    m2m.len()
-                ),
-            )
-            .with_path(Path { tuple_indices: Vec::new(), location: Location::Layout }));
-        }
-        let mut logical = Vec::with_capacity(rank);
-        for (i, &v) in m2m.iter().enumerate() {
-            let at = Path { tuple_indices: Vec::new(), location: Location::MinorToMajor(i) };
-            let Some(l) = usize::try_from(v).ok().filter(|&l| l < rank) else {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorOutOfBounds,
-                    format!("layout minor_to_major field has out-of-bounds value {v}"),
-                )
-                .with_path(at));
-            };
-            if logical.contains(&l) {
-                return Err(Error::new(
-                    ErrorKind::MinorToMajorDuplicate,
-                    format!("layout minor_to_major field has duplicate value {v}"),
-                )
-                .with_path(at));
-            }
-            logical.push(l);
-        }
-        Ok(logical)
     }
 }
 
@@ -312,7 +273,8 @@ impl Shape {
     ///
     /// ```
     /// let s: layout_runtime::Shape = "f32[3]".parse().unwrap();
-    /// assert_eq!(s.as_array().unwrap().rank(), 1);
+    /// assert_eq!(s.as_array().map(|a| a.rank()), Some(1));
+    /// assert_eq!("(f32[3])".parse::<layout_runtime::Shape>().unwrap().as_array(), None);
     /// ```
     pub fn as_array(&self) -> Option<&ArrayShape> {
         match self {

@@ -9,7 +9,7 @@
 
 use alloc::format;
 
-use crate::{ArrayShape, Error, ErrorKind, Layout, Location, Path, Shape, TileDim};
+use crate::{ArrayShape, CheckedArray, Error, ErrorKind, Location, Path, Shape, TileDim};
 
 /// The largest size XLA can express (its sizes are int64).
 const LIMIT: u64 = i64::MAX as u64;
@@ -34,20 +34,10 @@ fn round_up(value: u64, multiple: u64, what: &str) -> Result<u64, Error> {
     mul(value.div_ceil(multiple), multiple, what)
 }
 
-/// Bytes of `count` elements of `a`: ⌈count·E/8⌉ with `E(n)`, else count × the type's bytes.
-fn bytes_of_elements(a: &ArrayShape, layout: &Layout, count: u64) -> Result<u64, Error> {
-    let e = layout.element_size_in_bits;
-    if e < 0 {
-        return Err(Error::new(
-            ErrorKind::NegativeElementSize,
-            format!("layout element_size_in_bits field is negative: {e}; no size is defined"),
-        )
-        .with_path(at(Location::ElementSize)));
-    }
-    if e == 0 {
-        return mul(count, u64::from(a.element_type.byte_width()), "byte size");
-    }
-    let bits = u128::from(count) * u128::from(e as u64);
+/// Bytes of `count` elements of `bits` each, rounded up to whole bytes (⌈count·E/8⌉ with
+/// `E(n)`; a whole number of bytes per element otherwise).
+fn bytes_of_elements(count: u64, bits: u64) -> Result<u64, Error> {
+    let bits = u128::from(count) * u128::from(bits);
     u64::try_from(bits.div_ceil(8))
         .ok()
         .filter(|&b| b <= LIMIT)
@@ -55,74 +45,106 @@ fn bytes_of_elements(a: &ArrayShape, layout: &Layout, count: u64) -> Result<u64,
 }
 
 impl ArrayShape {
-    /// Fails unless the element type is an array type (XLA CHECKs `shape.IsArray()`).
-    fn require_array_type(&self) -> Result<(), Error> {
-        if self.element_type.is_array_type() {
-            return Ok(());
-        }
-        Err(Error::new(
-            ErrorKind::ElementType,
-            format!("`{}` is not an array element type: the shape has no size", self.element_type),
-        )
-        .with_path(at(Location::ElementType)))
-    }
-
     /// `ShapeUtil::ElementsIn` (with bounds for dynamic dimensions): the product of the
     /// dimension sizes, bounded dimensions counting with their bound. A scalar has one
-    /// element; an unbounded `?` dimension is [`ErrorKind::NotStaticArray`].
+    /// element; an unbounded `?` dimension is [`ErrorKind::NotStaticArray`]. No layout rule
+    /// is involved, so the shape need not be checked.
     ///
     /// ```
-    /// use layout_runtime::Shape;
-    /// let s: Shape = "f32[<=5,3]{1,0:T(8,128)}".parse()?;
-    /// assert_eq!(s.as_array().unwrap().element_count()?, 15);
-    /// let s: Shape = "f32[?,3]".parse()?;
-    /// assert!(s.as_array().unwrap().element_count().is_err());
+    /// use layout_runtime::ArrayShape;
+    /// let s: ArrayShape = "f32[<=5,3]{1,0:T(8,128)}".parse()?;
+    /// assert_eq!(s.element_count()?, 15);
+    /// let s: ArrayShape = "f32[?,3]".parse()?;
+    /// assert!(s.element_count().is_err());
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn element_count(&self) -> Result<u64, Error> {
         self.bounded_dims()?.into_iter().try_fold(1, |count, d| mul(count, d, "element count"))
     }
 
-    /// `ShapeUtil::ByteSizeOf` for an array (`ByteSizeOfElements`): the bytes of the data
-    /// alone. Tiles, `L` and split configs are ignored; `E(n)` packs: ⌈count·n/8⌉ bytes,
-    /// otherwise count × the type's byte width (sub-byte types take a byte each).
+    /// [`CheckedArray::byte_size_of`] of this shape, after [`ArrayShape::check`].
     ///
     /// ```
-    /// use layout_runtime::Shape;
-    /// let size_of = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().byte_size_of();
+    /// use layout_runtime::ArrayShape;
+    /// let size_of = |t: &str| t.parse::<ArrayShape>().unwrap().byte_size_of();
     /// assert_eq!(size_of("f32[3,5]{1,0:T(2,2)L(64)}")?, 60);
     /// assert_eq!(size_of("s4[3,5]")?, 15);
     /// assert_eq!(size_of("s4[3,5]{1,0:E(4)}")?, 8);
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn byte_size_of(&self) -> Result<u64, Error> {
-        self.require_array_type()?;
-        let count = self.element_count()?;
-        bytes_of_elements(self, &self.layout_or_default(), count)
+        self.check()?.byte_size_of()
+    }
+
+    /// [`CheckedArray::byte_size`] (XLA's `ShapeUtil::ArraySize`) of this shape, after
+    /// [`ArrayShape::check`]: a shape the verifier rejects has no size, and its error is the
+    /// verifier's.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, ErrorKind, Shape};
+    /// let size = |t: &str| t.parse::<ArrayShape>().unwrap().byte_size();
+    /// assert_eq!(size("f32[3,5]{1,0:T(2,2)}")?, 96); // 2×3 tiles of 2×2
+    /// assert_eq!(size("bf16[7,300]{1,0:T(8,128)(2,1)}")?, 6144);
+    /// let bad = Shape::parse_unvalidated("f32[3,5]{1,0:T(0,2)}")?;
+    /// assert_eq!(bad.byte_size().unwrap_err().kind(), ErrorKind::InvalidTileDimension);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn byte_size(&self) -> Result<u64, Error> {
+        self.check()?.byte_size()
+    }
+}
+
+impl CheckedArray<'_> {
+    /// `ShapeUtil::ElementsIn`: see [`ArrayShape::element_count`].
+    ///
+    /// ```
+    /// let a: layout_runtime::ArrayShape = "f32[<=5,3]".parse()?;
+    /// assert_eq!(a.check()?.element_count()?, 15);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn element_count(&self) -> Result<u64, Error> {
+        self.shape().element_count()
+    }
+
+    /// `ShapeUtil::ByteSizeOf` for an array (`ByteSizeOfElements`): the bytes of the data
+    /// alone. Tiles, `L` and split configs are ignored; `E(n)` packs: ⌈count·n/8⌉ bytes,
+    /// otherwise count × the type's byte width (sub-byte types take a byte each).
+    ///
+    /// Errors: an unbounded `?` dimension ([`ErrorKind::NotStaticArray`]); a size beyond
+    /// int64 ([`ErrorKind::SizeOverflow`]).
+    ///
+    /// ```
+    /// use layout_runtime::ArrayShape;
+    /// let size_of = |t: &str| t.parse::<ArrayShape>()?.check()?.byte_size_of();
+    /// assert_eq!(size_of("f32[3,5]{1,0:T(2,2)L(64)}")?, 60);
+    /// assert_eq!(size_of("s4[3,5]")?, 15);
+    /// assert_eq!(size_of("s4[3,5]{1,0:E(4)}")?, 8);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn byte_size_of(&self) -> Result<u64, Error> {
+        bytes_of_elements(self.element_count()?, self.element_bits())
     }
 
     /// `ShapeUtil::ArraySize`: the bytes XLA allocates for the array.
     ///
-    /// Without tiles this is [`ArrayShape::byte_size_of`] (`L` and split configs are then
+    /// Without tiles this is [`CheckedArray::byte_size_of`] (`L` and split configs are then
     /// ignored, as in XLA). With tiles, **only the first tile counts** (XLA assumes later
     /// tiles add no padding): walking the physical dimensions from the most minor, each is
     /// rounded up to a multiple of the tile entry aligned with it from the right (missing
     /// major dimensions count as 1 when the tile is longer than the shape); dimensions beyond
     /// the tile are multiplied in unchanged. A dimension named by a split config counts with
     /// its largest split piece. The count is then rounded up to a multiple of `L(n)`, and
-    /// turned into bytes as in [`ArrayShape::byte_size_of`].
+    /// turned into bytes as in [`CheckedArray::byte_size_of`].
     ///
     /// Errors: an unbounded `?` dimension ([`ErrorKind::NotStaticArray`]); a first tile
     /// containing `*` ([`ErrorKind::CombinedDimension`]: XLA's ArraySize treats −2⁶³ as a
     /// number and its result means nothing; the size of the expanded grid, which follows the
-    /// tiled-layout document, is `nested_byte_size`); a layout the verifier rejects where
-    /// XLA's arithmetic would be undefined (zero or empty tile, minor_to_major not a
-    /// permutation, split config on a missing dimension, `L(0)`, negative `E`); a size beyond
-    /// int64 ([`ErrorKind::SizeOverflow`]).
+    /// tiled-layout document, is [`ArrayShape::nested_byte_size`]); a size beyond int64
+    /// ([`ErrorKind::SizeOverflow`]).
     ///
     /// ```
-    /// use layout_runtime::{ErrorKind, Shape};
-    /// let size = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().byte_size();
+    /// use layout_runtime::{ArrayShape, ErrorKind};
+    /// let size = |t: &str| t.parse::<ArrayShape>()?.check()?.byte_size();
     /// assert_eq!(size("f32[3,5]{1,0:T(2,2)}")?, 96); // 2×3 tiles of 2×2
     /// assert_eq!(size("f32[3,5]{1,0:T(2,2)L(64)}")?, 256); // 24 elements → 64
     /// assert_eq!(size("f32[3,5]{1,0:L(64)}")?, 60); // L without tiles is ignored
@@ -132,22 +154,13 @@ impl ArrayShape {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn byte_size(&self) -> Result<u64, Error> {
-        self.require_array_type()?;
-        let dims = self.bounded_dims()?;
-        let layout = self.layout_or_default();
-        let Some(tile) = layout.tiles.first() else {
+        let dims = self.shape().bounded_dims()?;
+        let Some(tile) = self.tiles().first() else {
             return self.byte_size_of();
         };
         let rank = dims.len();
 
-        // The first tile: every entry must be a positive size.
-        if tile.dims.is_empty() {
-            return Err(Error::new(
-                ErrorKind::EmptyTile,
-                "layout has invalid tiles: tile 0 is empty `()`, so no size is defined",
-            )
-            .with_path(at(Location::Tile(0))));
-        }
+        // The first tile: the verifier has made every entry a positive size or `*`.
         let mut sizes = alloc::vec::Vec::with_capacity(tile.dims.len());
         for (d, entry) in tile.dims.iter().enumerate() {
             match *entry {
@@ -162,51 +175,22 @@ impl ArrayShape {
                     )
                     .with_path(at(Location::TileDim { tile: 0, dim: d })));
                 }
-                TileDim::Size(n) if n > 0 && n <= LIMIT => sizes.push(n),
-                TileDim::Size(n) => {
-                    return Err(Error::new(
-                        ErrorKind::InvalidTileDimension,
-                        format!(
-                            "layout has invalid tiles: tile dimension {n} must be positive or \
-                             kCombineDimension (entry {d} of the first tile), so no size is \
-                             defined"
-                        ),
-                    )
-                    .with_path(at(Location::TileDim { tile: 0, dim: d })));
-                }
+                TileDim::Size(n) => sizes.push(n),
             }
         }
+        let logical = self.minor_to_major();
 
-        // minor_to_major must be a permutation for the walk over physical dimensions.
-        let logical = layout.minor_to_major_permutation(rank)?;
-
-        // LayoutUtil::MaxSplitSize for each logical dimension.
+        // LayoutUtil::MaxSplitSize for each logical dimension; the verifier has made each
+        // split config name a distinct physical dimension, with increasing indices within it.
         let mut split_size = dims.clone();
-        let mut named = alloc::vec::Vec::new();
-        for (s, config) in layout.split_configs.iter().enumerate() {
-            let Some(physical) = usize::try_from(config.dimension).ok().filter(|&p| p < rank)
-            else {
-                return Err(Error::new(
-                    ErrorKind::SplitConfigDimension,
-                    format!(
-                        "split config has out-of-bounds physical dimension: {}",
-                        config.dimension
-                    ),
-                )
-                .with_path(at(Location::SplitDim(s))));
-            };
-            let l = logical[rank - 1 - physical];
-            if named.contains(&l) {
-                continue; // XLA uses the first config naming a dimension
-            }
-            named.push(l);
-            let (mut largest, mut last) = (0i128, 0i128);
+        for config in &self.layout().split_configs {
+            let l = logical[rank - 1 - config.dimension as usize];
+            let (mut largest, mut last) = (0u64, 0u64);
             for &index in &config.split_indices {
-                largest = largest.max(i128::from(index) - last);
-                last = i128::from(index);
+                largest = largest.max(index as u64 - last);
+                last = index as u64;
             }
-            largest = largest.max(i128::from(dims[l]) - last);
-            split_size[l] = u64::try_from(largest).map_err(|_| overflow("split size"))?;
+            split_size[l] = largest.max(dims[l] - last);
         }
 
         // ArraySize's walk: the tile aligns with the most-minor physical dimensions.
@@ -218,22 +202,8 @@ impl ArrayShape {
                 if d < n { round_up(size, sizes[n - 1 - d], "element count")? } else { size };
             count = mul(count, size, "element count")?;
         }
-
-        let l = layout.tail_padding_alignment_in_elements;
-        if l != 1 {
-            let Some(l) = u64::try_from(l).ok().filter(|&l| l > 0) else {
-                return Err(Error::new(
-                    ErrorKind::TailPaddingAlignment,
-                    format!(
-                        "layout tail_padding_alignment_in_elements field is <= 0: {l}, so no \
-                         size is defined"
-                    ),
-                )
-                .with_path(at(Location::TailPadding)));
-            };
-            count = round_up(count, l, "element count")?;
-        }
-        bytes_of_elements(self, &layout, count)
+        count = round_up(count, self.tail_padding_alignment(), "element count")?;
+        bytes_of_elements(count, self.element_bits())
     }
 }
 
@@ -286,7 +256,7 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Dim, PrimitiveType, SplitConfig, Tile};
+    use crate::{Dim, Layout, PrimitiveType, SplitConfig, Tile};
     use alloc::vec;
 
     fn tiled(t: PrimitiveType, dims: &[u64], m2m: &[i64], tiles: &[&[u64]]) -> ArrayShape {
@@ -390,9 +360,10 @@ mod tests {
 
     #[test]
     fn overflow_is_an_error() {
+        // Too large for XLA's verifier: sized only by element count, which checks no rule.
         let a = ArrayShape::new(PrimitiveType::F32, [1 << 62]);
         assert_eq!(a.element_count(), Ok(1 << 62));
-        assert_eq!(a.byte_size_of().unwrap_err().kind(), ErrorKind::SizeOverflow);
+        assert_eq!(a.byte_size_of().unwrap_err().kind(), ErrorKind::ShapeTooLarge);
         let a = ArrayShape::new(PrimitiveType::S8, [1 << 62, 4]);
         assert_eq!(a.element_count().unwrap_err().kind(), ErrorKind::SizeOverflow);
         let a = tiled(PrimitiveType::S8, &[(1 << 62) + 1], &[0], &[&[1 << 62]]);

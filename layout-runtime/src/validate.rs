@@ -8,6 +8,7 @@
 
 use alloc::format;
 use alloc::string::String;
+use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::{ArrayShape, Error, ErrorKind, Layout, Location, Path, Shape, TileDim};
@@ -91,6 +92,17 @@ impl Sink {
     }
 }
 
+/// The verifier on one array, stopping at XLA's first error: what [`ArrayShape::check`]
+/// runs.
+pub(crate) fn validate_array_first(a: &ArrayShape) -> Result<(), Error> {
+    let mut sink = Sink { errors: Vec::new(), all: false };
+    validate_array(a, &[], &mut sink);
+    match sink.errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 fn validate_shape(shape: &Shape, indices: &mut Vec<usize>, sink: &mut Sink) {
     match shape {
         Shape::Array(a) | Shape::Buffer(a) => validate_array(a, indices, sink),
@@ -109,9 +121,24 @@ fn validate_shape(shape: &Shape, indices: &mut Vec<usize>, sink: &mut Sink) {
 }
 
 /// `ShapeUtil::HumanString`: the shape without its layout, as XLA puts it in messages.
-fn human(a: &ArrayShape) -> String {
-    let dims: Vec<String> = a.dims.iter().map(|d| format!("{d}")).collect();
-    format!("{}[{}]", a.element_type, dims.join(","))
+/// Formatted only when a message is built, so a valid shape costs no allocation.
+struct Human<'a>(&'a ArrayShape);
+
+impl core::fmt::Display for Human<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}[", self.0.element_type)?;
+        for (i, d) in self.0.dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+fn human(a: &ArrayShape) -> Human<'_> {
+    Human(a)
 }
 
 /// `{1, 1}`: a list as XLA's `absl::StrJoin(..., ", ")` inside braces prints it.
@@ -226,9 +253,17 @@ fn validate_layout(a: &ArrayShape, layout: &Layout, at: &[usize], sink: &mut Sin
         }
     }
 
-    // 3. no entry twice (among the entries that are in range).
+    // 3. no entry twice (among the entries that are in range). `seen` makes it linear in
+    // the rank: a prefix search per entry is quadratic, and ranks in hostile text are large.
+    let mut seen = vec![false; rank];
+    let mut permutation = m2m.len() == rank;
     for (i, &v) in m2m.iter().enumerate() {
-        if in_range(v) && m2m[..i].contains(&v) {
+        if !in_range(v) {
+            permutation = false;
+            continue;
+        }
+        if core::mem::replace(&mut seen[v as usize], true) {
+            permutation = false;
             sink.push(
                 at,
                 Location::MinorToMajor(i),
@@ -245,8 +280,6 @@ fn validate_layout(a: &ArrayShape, layout: &Layout, at: &[usize], sink: &mut Sin
             }
         }
     }
-    let permutation = m2m.len() == rank
-        && m2m.iter().enumerate().all(|(i, &v)| in_range(v) && !m2m[..i].contains(&v));
 
     // 4. L >= 1.
     let l = layout.tail_padding_alignment_in_elements;
@@ -358,7 +391,7 @@ fn validate_layout(a: &ArrayShape, layout: &Layout, at: &[usize], sink: &mut Sin
     }
 
     // 10. Split configs, each on a physical dimension (0 = most major).
-    let mut seen: Vec<i64> = Vec::new();
+    let mut split_seen = vec![false; rank];
     for (s, config) in layout.split_configs.iter().enumerate() {
         let dim = config.dimension;
         let physical = usize::try_from(dim).ok().filter(|&d| d < rank);
@@ -379,7 +412,7 @@ fn validate_layout(a: &ArrayShape, layout: &Layout, at: &[usize], sink: &mut Sin
             }
             continue;
         };
-        if seen.contains(&dim) {
+        if core::mem::replace(&mut split_seen[physical], true) {
             sink.push(
                 at,
                 Location::SplitDim(s),
@@ -394,7 +427,6 @@ fn validate_layout(a: &ArrayShape, layout: &Layout, at: &[usize], sink: &mut Sin
             }
             continue;
         }
-        seen.push(dim);
         let indices = &config.split_indices;
         let mut previous = 0;
         let bad = indices.iter().position(|&i| {

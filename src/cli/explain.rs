@@ -139,28 +139,23 @@ fn array(a: &ArrayShape, out: &mut String) -> Result<(), Error> {
     if layout.tiles.is_empty() {
         line(out, "tiling", "none: elements in physical order, no padding");
     } else if let Ok(plan) = &plan {
-        let recipe = plan.pad_reshape_transpose();
         let names = plan.expanded_axis_names();
-        let mut shapes_before: Vec<Vec<usize>> = Vec::new();
-        let mut shape: Vec<usize> =
-            recipe.to_physical.iter().map(|&l| recipe.logical_shape[l]).collect();
-        for level in &recipe.levels {
-            shape.splice(0..0, std::iter::repeat(1).take(level.expand_dims));
-            shapes_before.push(shape.clone());
-            shape = level.transpose.iter().map(|&k| level.reshape_to[k]).collect();
-        }
-        for (i, (tile, level)) in layout.tiles.iter().zip(&recipe.levels).enumerate() {
-            let before = &shapes_before[i];
+        for (i, (tile, level)) in layout.tiles.iter().zip(plan.tile_levels()).enumerate() {
+            let before = level.with_leading_axes();
             let n = tile.dims.len();
             let covered = &before[before.len() - n..];
-            let elements: usize = level.tile.iter().product();
+            // Tile entries are user numbers: their product may not fit.
+            let elements = level.tile.iter().try_fold(1u64, |acc, &t| acc.checked_mul(t as u64));
+            let elements = match elements {
+                Some(e) => format!("{} elements per tile", grouped(e)),
+                None => String::from("more elements per tile than 2^64 (the product overflows)"),
+            };
             let mut text = format!(
-                "{} covers the {} most-minor axes of {:?}, sizes {:?}; {} elements per tile",
+                "{} covers the {} most-minor axes of {:?}, sizes {:?}; {elements}",
                 tile_text(&tile.dims),
                 n,
                 before,
                 covered,
-                grouped(elements as u64)
             );
             if level.expand_dims > 0 {
                 let _ = write!(

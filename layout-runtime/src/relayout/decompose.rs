@@ -20,6 +20,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::plan::{Reg, Step};
 use crate::Plan;
 
 /// More boxes than this (many dimensions, each with a partial tile at several levels) and
@@ -84,56 +85,45 @@ struct Digit {
 }
 
 /// The digits of every dimension of one side, lowest weight first: the logical dimensions,
-/// then the size-1 axes a tile longer than the space prepended. `None` when the layout is
-/// not clean (a `*` merge, or a nested tile that pads inside a tile).
+/// then the size-1 axes a tile longer than the space prepended. Read off the plan's tile
+/// tree: a split by `τ` gives its source's digit weight × τ to the outer part and the weight
+/// itself to the inner one. `None` when the layout is not clean (a `*` merge, or a nested tile
+/// that pads inside a tile).
 fn side_digits(plan: &Plan) -> Option<Vec<Vec<Digit>>> {
-    struct Axis {
+    /// Where a register of the tree sits in its dimension's numeral.
+    #[derive(Clone, Copy)]
+    struct Node {
         dim: usize,
         weight: usize,
-        extent: usize,
         /// Inside a tile: a split of it must be exact, or padding appears mid-numeral.
         exact: bool,
     }
-    let recipe = plan.pad_reshape_transpose();
-    let dims = plan.dims();
-    let mut ndims = dims.len();
-    let mut axes: Vec<Axis> = recipe
-        .to_physical
-        .iter()
-        .map(|&l| Axis { dim: l, weight: 1, extent: dims[l], exact: false })
-        .collect();
-    for level in &recipe.levels {
-        for _ in 0..level.expand_dims {
-            axes.insert(0, Axis { dim: ndims, weight: 1, extent: 1, exact: false });
-            ndims += 1;
-        }
-        if level.merged_shape.len() != axes.len() {
+    let space = plan.space();
+    let rank = space.dims.len();
+    let ndims = rank + space.prepended.len();
+    let mut nodes: Vec<Option<Node>> = vec![None; space.sizes.len()];
+    let roots = (0..rank as Reg).chain(space.prepended.iter().copied());
+    for (dim, r) in roots.enumerate() {
+        nodes[r as usize] = Some(Node { dim, weight: 1, exact: false });
+    }
+    for step in &space.steps {
+        let Step::Split { src, q, m, tile } = *step else {
             return None; // a `*` merge mixes dimensions
+        };
+        let a = nodes[src as usize]?;
+        if a.exact && space.sizes[src as usize] % tile != 0 {
+            return None;
         }
-        let covered = axes.split_off(axes.len().checked_sub(level.tile.len())?);
-        let mut inners = Vec::with_capacity(covered.len());
-        for (a, &tau) in covered.iter().zip(&level.tile) {
-            if a.exact && a.extent % tau != 0 {
-                return None;
-            }
-            axes.push(Axis {
-                dim: a.dim,
-                weight: a.weight.checked_mul(tau)?,
-                extent: a.extent.div_ceil(tau),
-                exact: a.exact,
-            });
-            inners.push(Axis { dim: a.dim, weight: a.weight, extent: tau, exact: true });
-        }
-        axes.extend(inners);
+        let weight = a.weight.checked_mul(tile)?;
+        nodes[q as usize] = Some(Node { weight, ..a });
+        nodes[m as usize] = Some(Node { exact: true, ..a });
     }
-    let expanded = plan.expanded_shape();
-    if axes.len() != expanded.len() || axes.iter().zip(expanded).any(|(a, &e)| a.extent != e) {
-        return None; // not the plan's grid: never expected, but never guessed at either
-    }
+    let axes = space.axes.iter().zip(&space.expanded).zip(&space.strides);
     let mut out: Vec<Vec<Digit>> = vec![Vec::new(); ndims];
-    for (a, &stride) in axes.iter().zip(plan.expanded_strides()) {
-        if a.extent > 1 {
-            out[a.dim].push(Digit { weight: a.weight, extent: a.extent, stride });
+    for ((&r, &extent), &stride) in axes {
+        let a = nodes[r as usize]?;
+        if extent > 1 {
+            out[a.dim].push(Digit { weight: a.weight, extent, stride });
         }
     }
     for digits in &mut out {
@@ -447,10 +437,10 @@ pub(super) fn blocks(from: &Plan, to: &Plan, scale: usize) -> Option<(Vec<Block>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Shape;
+    use crate::ArrayShape;
 
     fn plan(text: &str) -> Plan {
-        text.parse::<Shape>().unwrap().as_array().unwrap().plan().unwrap()
+        text.parse::<ArrayShape>().unwrap().plan().unwrap()
     }
 
     #[test]

@@ -85,11 +85,11 @@ enum Engine {
 /// The tiled-layout document's example: row-major `f32[3,5]` to `{1,0:T(2,2)}`.
 ///
 /// ```
-/// use layout_runtime::{RelayoutPlan, Shape};
+/// use layout_runtime::{ArrayShape, RelayoutPlan};
 ///
-/// let from: Shape = "f32[3,5]{1,0}".parse()?;
-/// let to: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
-/// let plan = RelayoutPlan::new(from.as_array().unwrap(), to.as_array().unwrap())?;
+/// let from: ArrayShape = "f32[3,5]{1,0}".parse()?;
+/// let to: ArrayShape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let plan = RelayoutPlan::new(&from, &to)?;
 /// assert_eq!((plan.src_len(), plan.dst_len()), (60, 96));
 ///
 /// let src: Vec<f32> = (0..15).map(|i| i as f32).collect(); // element (r, c) holds 5r + c
@@ -122,8 +122,8 @@ impl RelayoutPlan {
     /// not fit in `usize` ([`ErrorKind::SizeOverflow`]).
     ///
     /// ```
-    /// use layout_runtime::{ErrorKind, RelayoutPlan, Shape};
-    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// use layout_runtime::{ArrayShape, ErrorKind, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
     /// let plan = RelayoutPlan::new(&a("bf16[16,256]{1,0}"), &a("bf16[16,256]{1,0:T(8,128)(2,1)}"))?;
     /// assert_eq!(plan.dst_len(), 8192);
     /// let err = RelayoutPlan::new(&a("f32[4,4]"), &a("f32[4,5]")).unwrap_err();
@@ -140,7 +140,7 @@ impl RelayoutPlan {
                 ),
             ));
         }
-        let (from, to) = (Plan::new(from)?, Plan::new(to)?);
+        let (from, to) = (from.plan()?, to.plan()?);
         if from.dims() != to.dims() {
             return Err(shape_error(
                 ErrorKind::ShapeMismatch,
@@ -197,8 +197,8 @@ impl RelayoutPlan {
     /// The length the source buffer must have: the source layout's [`Plan::byte_len`].
     ///
     /// ```
-    /// use layout_runtime::{RelayoutPlan, Shape};
-    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
     /// let plan = RelayoutPlan::new(&a("s4[3,5]{1,0:E(4)}"), &a("s4[3,5]{0,1}"))?;
     /// assert_eq!((plan.src_len(), plan.dst_len()), (8, 15));
     /// # Ok::<(), layout_runtime::Error>(())
@@ -211,8 +211,8 @@ impl RelayoutPlan {
     /// [`Plan::byte_len`].
     ///
     /// ```
-    /// use layout_runtime::{RelayoutPlan, Shape};
-    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
     /// let plan = RelayoutPlan::new(&a("f32[3]"), &a("f32[3]{0:T(4)L(8)}"))?;
     /// assert_eq!(plan.dst_len(), 32);
     /// # Ok::<(), layout_runtime::Error>(())
@@ -246,8 +246,8 @@ impl RelayoutPlan {
     /// [`RelayoutPlan::dst_len`] ([`ErrorKind::BufferLength`]); `dst` is then untouched.
     ///
     /// ```
-    /// use layout_runtime::{RelayoutPlan, Shape};
-    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
     /// // A 2×3 transpose of bytes: {1,0} stores a b c d e f, {0,1} stores a d b e c f.
     /// let plan = RelayoutPlan::new(&a("u8[2,3]{1,0}"), &a("u8[2,3]{0,1}"))?;
     /// let mut dst = [0u8; 6];
@@ -310,8 +310,8 @@ impl RelayoutPlan {
     /// lengths as [`RelayoutPlan::run`].
     ///
     /// ```
-    /// use layout_runtime::{RelayoutPlan, Shape};
-    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
     /// let plan = RelayoutPlan::new(&a("u16[4,2]{1,0}"), &a("u16[4,2]{1,0:T(2,1)}"))?;
     /// let mut dst = [0u16; 8];
     /// plan.run_typed(&[0, 1, 10, 11, 20, 21, 30, 31], &mut dst)?;
@@ -344,8 +344,8 @@ impl RelayoutPlan {
     /// slices; small blocks and the general path run on the calling thread.
     ///
     /// ```
-    /// use layout_runtime::{RelayoutPlan, Shape};
-    /// let a = |t: &str| t.parse::<Shape>().unwrap().as_array().unwrap().clone();
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
     /// let plan = RelayoutPlan::new(&a("f32[512,512]{1,0}"), &a("f32[512,512]{1,0:T(8,128)}"))?;
     /// let src: Vec<u8> = (0..plan.src_len()).map(|i| i as u8).collect();
     /// let (mut one, mut all) = (vec![0; plan.dst_len()], vec![0; plan.dst_len()]);
