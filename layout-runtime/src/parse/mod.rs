@@ -6,10 +6,13 @@
 //! (`L(0)`, `T(-1)`, `token[1]`), this parser returns an error.
 
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Range;
 use core::str::FromStr;
+
+mod lexer;
+
+use lexer::{Lexer, Tok, Token};
 
 use crate::{
     ArrayShape, Dim, Error, ErrorKind, Layout, Location, Path, PrimitiveType, Shape, SplitConfig,
@@ -123,14 +126,7 @@ impl Shape {
     pub fn parse_with_source_map(text: &str) -> Result<(Shape, SourceMap), Error> {
         let mut p = Parser { lexer: Lexer::new(text), map: SourceMap::default(), path: Vec::new() };
         let shape = p.shape()?;
-        let tok = p.lexer.next()?;
-        if tok.kind != Tok::End {
-            return Err(Error::new(
-                ErrorKind::Syntax,
-                format!("unexpected {} after the shape", tok.describe(text)),
-            )
-            .with_span(tok.span));
-        }
+        p.end("shape")?;
         Ok((shape, p.map))
     }
 }
@@ -146,6 +142,38 @@ impl FromStr for Shape {
             Ok(()) => Ok(shape),
             Err(e) => Err(map.locate(e)),
         }
+    }
+}
+
+/// Parses and validates a layout on its own, as XLA prints it inside a shape
+/// (`{1,0:T(8,128)}`): the verifier's layout rules for an array whose rank is the length of
+/// minor_to_major (split indices are not bounded: that needs the dimensions' sizes).
+///
+/// ```
+/// use layout_runtime::{ErrorKind, Layout};
+/// let l: Layout = "{1,0:T(8,128)(2,1)}".parse()?;
+/// assert_eq!((l.minor_to_major.len(), l.tiles.len()), (2, 2));
+/// assert_eq!(l.to_string(), "{1,0:T(8,128)(2,1)}");
+/// let e = "{1,1}".parse::<Layout>().unwrap_err();
+/// assert_eq!((e.kind(), e.span()), (ErrorKind::MinorToMajorDuplicate, Some(3..4)));
+/// let e = "{0:T(2)} x".parse::<Layout>().unwrap_err();
+/// assert_eq!(e.message(), "unexpected `x` after the layout");
+/// // Split indices need the dimensions' sizes: only their order is checked here.
+/// assert!("{0:SC(0:5,9)}".parse::<Layout>().is_ok());
+/// assert!("{0:SC(0:9,5)}".parse::<Layout>().is_err());
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+impl FromStr for Layout {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Layout, Error> {
+        let mut p = Parser { lexer: Lexer::new(text), map: SourceMap::default(), path: Vec::new() };
+        let start = p.lexer.peek()?.span.start;
+        let layout = p.layout()?;
+        p.record(Location::Layout, start..p.lexer.pos_before_peek());
+        p.end("layout")?;
+        crate::validate::validate_layout_alone(&layout).map_err(|e| p.map.locate(e))?;
+        Ok(layout)
     }
 }
 
@@ -170,155 +198,6 @@ impl FromStr for ArrayShape {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
-    Ident,
-    Int,
-    LBracket,
-    RBracket,
-    LBrace,
-    RBrace,
-    LParen,
-    RParen,
-    Comma,
-    Colon,
-    Star,
-    Hash,
-    Leq,
-    Question,
-    Plus,
-    Tilde,
-    /// A character no token starts with; an error only where the parser needs something else
-    /// (so text after a shape can hold anything).
-    Unknown,
-    End,
-}
-
-#[derive(Clone, Debug)]
-struct Token {
-    kind: Tok,
-    span: Range<usize>,
-}
-
-impl Token {
-    fn describe(&self, text: &str) -> String {
-        match self.kind {
-            Tok::End => String::from("end of text"),
-            _ => format!("`{}`", &text[self.span.clone()]),
-        }
-    }
-}
-
-struct Lexer<'a> {
-    text: &'a str,
-    pos: usize,
-    peeked: Option<Token>,
-    /// End of the last token handed out by `next`.
-    last_end: usize,
-}
-
-impl<'a> Lexer<'a> {
-    fn new(text: &'a str) -> Self {
-        Lexer { text, pos: 0, peeked: None, last_end: 0 }
-    }
-
-    fn peek(&mut self) -> Result<&Token, Error> {
-        if self.peeked.is_none() {
-            let t = self.lex()?;
-            self.peeked = Some(t);
-        }
-        Ok(self.peeked.as_ref().expect("just filled"))
-    }
-
-    fn next(&mut self) -> Result<Token, Error> {
-        let tok = match self.peeked.take() {
-            Some(t) => t,
-            None => self.lex()?,
-        };
-        self.last_end = tok.span.end;
-        Ok(tok)
-    }
-
-    /// The token after the peeked one, without consuming anything.
-    fn peek_second(&mut self) -> Result<Tok, Error> {
-        self.peek()?;
-        let saved = self.pos;
-        let second = self.lex();
-        self.pos = saved;
-        second.map(|t| t.kind)
-    }
-
-    fn skip_trivia(&mut self) -> Result<(), Error> {
-        let bytes = self.text.as_bytes();
-        loop {
-            while self.pos < bytes.len() && bytes[self.pos].is_ascii_whitespace() {
-                self.pos += 1;
-            }
-            let rest = &bytes[self.pos..];
-            if rest.starts_with(b"/*") {
-                match self.text[self.pos + 2..].find("*/") {
-                    Some(end) => self.pos += 2 + end + 2,
-                    None => {
-                        return Err(Error::new(ErrorKind::Syntax, "unterminated `/*` comment")
-                            .with_span(self.pos..self.pos + 2))
-                    }
-                }
-            } else if rest.starts_with(b"//") {
-                self.pos = self.text[self.pos..].find('\n').map_or(bytes.len(), |n| self.pos + n);
-            } else {
-                return Ok(());
-            }
-        }
-    }
-
-    fn lex(&mut self) -> Result<Token, Error> {
-        self.skip_trivia()?;
-        let bytes = self.text.as_bytes();
-        let start = self.pos;
-        let Some(&c) = bytes.get(start) else {
-            return Ok(Token { kind: Tok::End, span: start..start });
-        };
-        let single = |kind| (kind, 1);
-        let (kind, len) = match c {
-            b'[' => single(Tok::LBracket),
-            b']' => single(Tok::RBracket),
-            b'{' => single(Tok::LBrace),
-            b'}' => single(Tok::RBrace),
-            b'(' => single(Tok::LParen),
-            b')' => single(Tok::RParen),
-            b',' => single(Tok::Comma),
-            b':' => single(Tok::Colon),
-            b'*' => single(Tok::Star),
-            b'#' => single(Tok::Hash),
-            b'?' => single(Tok::Question),
-            b'+' => single(Tok::Plus),
-            b'~' => single(Tok::Tilde),
-            b'<' if bytes.get(start + 1) == Some(&b'=') => (Tok::Leq, 2),
-            b'-' | b'0'..=b'9' => {
-                let digits = bytes[start + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
-                if c == b'-' && digits == 0 {
-                    (Tok::Unknown, 1)
-                } else {
-                    (Tok::Int, 1 + digits)
-                }
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let n = bytes[start..]
-                    .iter()
-                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-                    .count();
-                (Tok::Ident, n)
-            }
-            _ => {
-                let ch = self.text[start..].chars().next().expect("not at end");
-                (Tok::Unknown, ch.len_utf8())
-            }
-        };
-        self.pos = start + len;
-        Ok(Token { kind, span: start..self.pos })
-    }
-}
-
 struct Parser<'a> {
     lexer: Lexer<'a>,
     map: SourceMap,
@@ -332,6 +211,17 @@ const FIELDS: [&str; 10] = ["D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"];
 impl<'a> Parser<'a> {
     fn text(&self, span: &Range<usize>) -> &'a str {
         &self.lexer.text[span.clone()]
+    }
+
+    /// Nothing but trivia may follow the `what` just parsed.
+    fn end(&mut self, what: &str) -> Result<(), Error> {
+        let tok = self.lexer.next()?;
+        if tok.kind == Tok::End {
+            return Ok(());
+        }
+        let found = tok.describe(self.lexer.text);
+        Err(Error::new(ErrorKind::Syntax, format!("unexpected {found} after the {what}"))
+            .with_span(tok.span))
     }
 
     fn record(&mut self, location: Location, span: Range<usize>) {
@@ -780,12 +670,5 @@ impl<'a> Parser<'a> {
             layout.split_configs.push(SplitConfig { dimension, split_indices });
         }
         Ok(())
-    }
-}
-
-impl Lexer<'_> {
-    /// The end of the last consumed token (a peeked one does not count).
-    fn pos_before_peek(&self) -> usize {
-        self.last_end
     }
 }
