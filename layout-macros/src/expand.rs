@@ -4,7 +4,11 @@
 //!
 //! Everything the generated code names outside itself goes through `$crate::__private`.
 //! Helper items sit inside `const _: () = { ... };` so that nothing but the type is added to
-//! the caller's scope.
+//! the caller's scope. That block carries the lint allowances serde's and thiserror's
+//! expansions carry, plus the few restriction lints that generated index arithmetic trips by
+//! design; trait impls are `#[automatically_derived]` (rustc accepts the attribute on trait
+//! impls only), so lints and tools treat them as generated. `tests/macro_lints.rs` compiles
+//! expansions under those lints set to deny.
 
 use layout_runtime::{IndexProgram, IndexStep, TileDim};
 use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
@@ -38,10 +42,12 @@ pub fn expand(krate: &TokenTree, def: &LayoutDef, checked: &Checked) -> TokenStr
         quote!(#[doc = #line])
     });
     let impls = impls(krate, &name, checked, &text);
+    // A unit value the user constructs by name: it cannot be `#[non_exhaustive]`.
     quote! {
         #(#attrs)*
         #doc
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        #[allow(clippy::exhaustive_structs)]
         #vis struct #name;
         #impls
     }
@@ -136,6 +142,7 @@ fn impls(krate: &TokenTree, name: &Ident, c: &Checked, text: &str) -> TokenStrea
     let typed = (bits_natural(c)).then(|| {
         let elem = format_ident!("{}", t.name());
         quote! {
+            #[automatically_derived]
             impl #x::TypedLayout for #name {
                 type Elem = #x::elem::#elem;
                 type Storage = [#x::elem::#elem; #padded];
@@ -146,7 +153,19 @@ fn impls(krate: &TokenTree, name: &Ident, c: &Checked, text: &str) -> TokenStrea
     let doc_offset = format!(
         " The element offset of a logical index of `{text}`; panics when it is out of range."
     );
+    // The inherent `const fn`s and the trait methods share names on purpose (the trait
+    // forwards to them), and index arithmetic is integer division by literals.
     quote! {
+        #[doc(hidden)]
+        #[allow(
+            non_upper_case_globals,
+            unused_attributes,
+            unused_qualifications,
+            clippy::absolute_paths,
+            clippy::same_name_method,
+            clippy::integer_division,
+            clippy::integer_division_remainder_used,
+        )]
         const _: () = {
             #x::core::assert!(#largest <= usize::MAX as u64, #too_large);
 
@@ -177,6 +196,7 @@ fn impls(krate: &TokenTree, name: &Ident, c: &Checked, text: &str) -> TokenStrea
                 }
             }
 
+            #[automatically_derived]
             impl #x::StaticLayout for #name {
                 type Index = #idx;
                 const RANK: usize = #rank_lit;

@@ -21,6 +21,7 @@
 //! buffers on all cores; [`relayout`] and [`RelayoutPlan`] themselves need only `alloc`.
 #![no_std]
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

@@ -116,3 +116,5 @@ fn figure_1_offset_is_the_closed_form() {
                     r2 . wrapping_mul (12) . wrapping_add (r3 . wrapping_mul (2)) . wrapping_add (r4 . wrapping_mul (4)) . wrapping_add (r5)";
     assert!(body.contains(expected), "{body}");
 }
+
+mod snapshots;
