@@ -678,11 +678,13 @@ class XlaShapeUtil:
     }
 
     def __init__(self):
-        import jaxlib
-        import jax._src.lib  # noqa: F401  (loads libjax_common.so into this process)
+        import jax._src.lib
+        import jaxlib.version
 
-        self.jaxlib_git = getattr(__import__("jaxlib.version").version, "_git_hash", "")
-        lib = os.path.realpath(os.path.join(os.path.dirname(jaxlib.__file__), "libjax_common.so"))
+        assert jax._src.lib.xla_client  # importing it loaded libjax_common.so into the process
+        self.jaxlib_git = jaxlib.version._git_hash
+        lib = os.path.realpath(os.path.join(os.path.dirname(jaxlib.version.__file__),
+                                            "libjax_common.so"))
         wanted = {v: k for k, v in self.SYMBOLS.items()}
         nm = subprocess.run(["nm", "--defined-only", lib], capture_output=True, text=True,
                             check=True).stdout
@@ -713,7 +715,7 @@ class XlaShapeUtil:
 
     def parse(self, text):
         """Returns the address of an xla::Shape parsed by XLA, or None if XLA rejects it."""
-        buf = ctypes.create_string_buffer(1024)
+        buf = ctypes.create_string_buffer(4096)  # absl::StatusOr<xla::Shape>, with room
         raw = text.encode()
         self._parse(ctypes.addressof(buf), len(raw), raw)
         if ctypes.c_uint64.from_buffer(buf).value != 1:  # absl::OkStatus() is rep 1
