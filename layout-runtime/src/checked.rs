@@ -55,6 +55,7 @@ impl ArrayShape {
     /// ```
     pub fn check(&self) -> Result<CheckedArray<'_>, Error> {
         crate::validate::validate_array_first(self)?;
+        crate::limits::check_array(self)?;
         let layout = self.layout_or_default();
         // The verifier has established every fact below; these are conversions, not checks.
         let minor_to_major = layout.minor_to_major.iter().map(|&d| d as usize).collect();

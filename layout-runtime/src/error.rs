@@ -76,13 +76,20 @@ pub enum ErrorKind {
     ElementType,
     /// Two shapes that must agree (element type, dimensions) do not.
     ShapeMismatch,
+    /// Tuples nested deeper than [`limits::MAX_NESTING`](crate::limits::MAX_NESTING).
+    NestingTooDeep,
+    /// More dimensions (or minor_to_major entries, tile entries, split configs) than
+    /// [`limits::MAX_RANK`](crate::limits::MAX_RANK).
+    RankTooLarge,
+    /// More tile levels than [`limits::MAX_TILE_LEVELS`](crate::limits::MAX_TILE_LEVELS).
+    TooManyTileLevels,
 }
 
 /// Where in a shape a problem is: the part of the model, independent of any text.
 ///
 /// The parser records the byte range of each of these parts; [`Error::span`] resolves a
 /// location to bytes when the shape came from text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Location {
     /// The whole (sub)shape.

@@ -48,6 +48,8 @@ mod checked;
 #[cfg(feature = "alloc")]
 mod error;
 #[cfg(feature = "alloc")]
+pub mod limits;
+#[cfg(feature = "alloc")]
 mod parse;
 #[cfg(feature = "alloc")]
 mod plan;

@@ -5,6 +5,7 @@
 //! number, this parser reports [`ErrorKind::IntegerOutOfRange`]. Where XLA aborts the process
 //! (`L(0)`, `T(-1)`, `token[1]`), this parser returns an error.
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::vec::Vec;
 use core::ops::Range;
@@ -15,8 +16,8 @@ mod lexer;
 use lexer::{Lexer, Tok, Token};
 
 use crate::{
-    ArrayShape, Dim, Error, ErrorKind, Layout, Location, Path, PrimitiveType, Shape, SplitConfig,
-    Tile, TileDim,
+    limits, ArrayShape, Dim, Error, ErrorKind, Layout, Location, Path, PrimitiveType, Shape,
+    SplitConfig, Tile, TileDim,
 };
 
 /// Where each part of a parsed shape stands in its text: the byte range of every element
@@ -33,7 +34,12 @@ use crate::{
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceMap {
-    entries: Vec<(Path, Range<usize>)>,
+    /// Tuple elements as nodes of a tree: `(parent, index in the parent)` to the node's
+    /// number; the top level is node 0. A path is stored once, not copied per part, so the
+    /// map is linear in the text however deep its tuples.
+    nodes: BTreeMap<(usize, usize), usize>,
+    /// The byte range of each part, by node and location.
+    spans: BTreeMap<(usize, Location), Range<usize>>,
 }
 
 impl SourceMap {
@@ -46,7 +52,11 @@ impl SourceMap {
     /// assert_eq!(map.span(&at), Some(12..13));
     /// ```
     pub fn span(&self, path: &Path) -> Option<Range<usize>> {
-        self.entries.iter().find(|(p, _)| p == path).map(|(_, r)| r.clone())
+        let mut node = 0;
+        for &index in &path.tuple_indices {
+            node = *self.nodes.get(&(node, index))?;
+        }
+        self.spans.get(&(node, path.location)).cloned()
     }
 
     /// Gives `error` the byte range of the part its path names (falling back to the whole
@@ -76,9 +86,15 @@ impl SourceMap {
         error
     }
 
-    fn record(&mut self, tuple_indices: &[usize], location: Location, span: Range<usize>) {
-        let path = Path { tuple_indices: tuple_indices.to_vec(), location };
-        self.entries.push((path, span));
+    /// Records the first range given for a part (later ones are the same part re-read).
+    fn record(&mut self, node: usize, location: Location, span: Range<usize>) {
+        self.spans.entry((node, location)).or_insert(span);
+    }
+
+    /// The node of element `index` of the tuple at `parent`.
+    fn child(&mut self, parent: usize, index: usize) -> usize {
+        let next = self.nodes.len() + 1;
+        *self.nodes.entry((parent, index)).or_insert(next)
     }
 }
 
@@ -110,7 +126,7 @@ impl Shape {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn parse_prefix(text: &str) -> Result<(Shape, usize), Error> {
-        let mut p = Parser { lexer: Lexer::new(text), map: SourceMap::default(), path: Vec::new() };
+        let mut p = Parser::without_map(text);
         let shape = p.shape()?;
         Ok((shape, p.lexer.pos_before_peek()))
     }
@@ -124,7 +140,7 @@ impl Shape {
     /// # let _ = map;
     /// ```
     pub fn parse_with_source_map(text: &str) -> Result<(Shape, SourceMap), Error> {
-        let mut p = Parser { lexer: Lexer::new(text), map: SourceMap::default(), path: Vec::new() };
+        let mut p = Parser::new(text);
         let shape = p.shape()?;
         p.end("shape")?;
         Ok((shape, p.map))
@@ -137,11 +153,17 @@ impl FromStr for Shape {
     /// Parses and validates: `Ok` exactly when XLA's parser and `ShapeUtil::ValidateShape`
     /// both accept the text (integers limited to int64). Errors carry the byte range.
     fn from_str(text: &str) -> Result<Shape, Error> {
-        let (shape, map) = Shape::parse_with_source_map(text)?;
-        match shape.validate() {
-            Ok(()) => Ok(shape),
-            Err(e) => Err(map.locate(e)),
+        // Valid text, the common case, is read once without a source map; only an invalid
+        // shape is read again with one, to point at the offending part.
+        let mut p = Parser::without_map(text);
+        if let Ok(shape) = p.shape().and_then(|shape| p.end("shape").map(|()| shape)) {
+            if shape.validate().is_ok() {
+                return Ok(shape);
+            }
         }
+        let (shape, map) = Shape::parse_with_source_map(text)?;
+        shape.validate().map_err(|e| map.locate(e))?;
+        Ok(shape) // not reached: the two readings agree
     }
 }
 
@@ -167,10 +189,8 @@ impl FromStr for Layout {
     type Err = Error;
 
     fn from_str(text: &str) -> Result<Layout, Error> {
-        let mut p = Parser { lexer: Lexer::new(text), map: SourceMap::default(), path: Vec::new() };
-        let start = p.lexer.peek()?.span.start;
+        let mut p = Parser::new(text);
         let layout = p.layout()?;
-        p.record(Location::Layout, start..p.lexer.pos_before_peek());
         p.end("layout")?;
         crate::validate::validate_layout_alone(&layout).map_err(|e| p.map.locate(e))?;
         Ok(layout)
@@ -201,8 +221,12 @@ impl FromStr for ArrayShape {
 struct Parser<'a> {
     lexer: Lexer<'a>,
     map: SourceMap,
-    /// Tuple element indices leading to the shape being parsed.
-    path: Vec<usize>,
+    /// Whether to keep the source map.
+    record: bool,
+    /// The source map's node of the tuple element being parsed (0: the top level).
+    node: usize,
+    /// Tuples and buffers open around it.
+    depth: usize,
 }
 
 /// The layout fields in the one order XLA's parser accepts them.
@@ -224,8 +248,20 @@ impl<'a> Parser<'a> {
             .with_span(tok.span))
     }
 
+    fn new(text: &'a str) -> Parser<'a> {
+        let map = SourceMap::default();
+        Parser { lexer: Lexer::new(text), map, record: true, node: 0, depth: 0 }
+    }
+
+    /// A parser that keeps no source map: errors it finds itself still carry their spans.
+    fn without_map(text: &'a str) -> Parser<'a> {
+        Parser { record: false, ..Parser::new(text) }
+    }
+
     fn record(&mut self, location: Location, span: Range<usize>) {
-        self.map.record(&self.path, location, span);
+        if self.record {
+            self.map.record(self.node, location, span);
+        }
     }
 
     fn unexpected(&self, tok: &Token, expected: &str) -> Error {
@@ -277,11 +313,19 @@ impl<'a> Parser<'a> {
         let tok = self.lexer.next()?;
         let start = tok.span.start;
         let shape = match tok.kind {
-            Tok::LParen => self.tuple_rest()?,
+            Tok::LParen => {
+                self.nest(&tok)?;
+                let tuple = self.tuple_rest();
+                self.depth -= 1;
+                tuple?
+            }
             Tok::Ident if self.text(&tok.span) == "b" && self.lexer.peek()?.kind == Tok::LParen => {
                 self.lexer.next()?;
+                self.nest(&tok)?;
                 let inner_start = self.lexer.peek()?.span.start;
-                let inner = self.shape()?;
+                let inner = self.shape();
+                self.depth -= 1;
+                let inner = inner?;
                 let inner_end = self.expect(Tok::RParen, "`)` closing `b(`")?.span.start;
                 match inner {
                     Shape::Array(a) => Shape::Buffer(a),
@@ -302,13 +346,26 @@ impl<'a> Parser<'a> {
         Ok(shape)
     }
 
+    /// One level deeper into tuples or buffers: the recursion is bounded by
+    /// [`limits::MAX_NESTING`], so no text overflows the stack.
+    fn nest(&mut self, open: &Token) -> Result<(), Error> {
+        if self.depth == limits::MAX_NESTING {
+            return Err(limits::nesting().with_span(open.span.clone()));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn tuple_rest(&mut self) -> Result<Shape, Error> {
         let mut elements = Vec::new();
         if self.eat(Tok::RParen)?.is_none() {
             loop {
-                self.path.push(elements.len());
+                let parent = self.node;
+                if self.record {
+                    self.node = self.map.child(parent, elements.len());
+                }
                 let element = self.shape();
-                self.path.pop();
+                self.node = parent;
                 elements.push(element?);
                 let tok = self.lexer.next()?;
                 match tok.kind {
@@ -335,6 +392,10 @@ impl<'a> Parser<'a> {
         let mut dims = Vec::new();
         if self.eat(Tok::RBracket)?.is_none() {
             loop {
+                if dims.len() == limits::MAX_RANK {
+                    let span = self.lexer.peek()?.span.clone();
+                    return Err(limits::rank("dimensions").with_span(span));
+                }
                 dims.push(self.dim(dims.len())?);
                 let tok = self.lexer.next()?;
                 match tok.kind {
@@ -367,9 +428,10 @@ impl<'a> Parser<'a> {
         let layout = if self.lexer.peek()?.kind == Tok::LBrace
             && matches!(self.lexer.peek_second()?, Tok::Int | Tok::Colon)
         {
+            let start = self.lexer.peek()?.span.start;
             let layout = self.layout()?;
             if layout.minor_to_major.len() != dims.len() {
-                let span = self.map.span(&self.here(Location::Layout)).unwrap_or(0..0);
+                let span = start..self.lexer.pos_before_peek();
                 return Err(Error::new(
                     ErrorKind::LayoutRank,
                     format!(
@@ -387,10 +449,6 @@ impl<'a> Parser<'a> {
             Layout::default_for_rank(dims.len())
         };
         Ok(Shape::Array(ArrayShape { element_type, dims, layout: Some(layout) }))
-    }
-
-    fn here(&self, location: Location) -> Path {
-        Path { tuple_indices: self.path.clone(), location }
     }
 
     fn dim(&mut self, i: usize) -> Result<Dim, Error> {
@@ -429,6 +487,10 @@ impl<'a> Parser<'a> {
         let mut layout = Layout::new([]);
         if self.lexer.peek()?.kind == Tok::Int {
             loop {
+                if layout.minor_to_major.len() == limits::MAX_RANK {
+                    let span = self.lexer.peek()?.span.clone();
+                    return Err(limits::rank("minor_to_major entries").with_span(span));
+                }
                 let (v, span) = self.int("a dimension number")?;
                 self.record(Location::MinorToMajor(layout.minor_to_major.len()), span);
                 layout.minor_to_major.push(v);
@@ -599,10 +661,17 @@ impl<'a> Parser<'a> {
         }
         while let Some(open) = self.eat(Tok::LParen)? {
             let t = layout.tiles.len();
+            if t == limits::MAX_TILE_LEVELS {
+                return Err(limits::tile_levels().with_span(open.span));
+            }
             let mut tile = Tile::default();
             if self.eat(Tok::RParen)?.is_none() {
                 loop {
                     let dim = tile.dims.len();
+                    if dim == limits::MAX_RANK {
+                        let span = self.lexer.peek()?.span.clone();
+                        return Err(limits::rank("entries in one tile").with_span(span));
+                    }
                     let entry = if let Some(star) = self.eat(Tok::Star)? {
                         self.record(Location::TileDim { tile: t, dim }, star.span);
                         TileDim::Combine
@@ -646,6 +715,9 @@ impl<'a> Parser<'a> {
         }
         while let Some(open) = self.eat(Tok::LParen)? {
             let s = layout.split_configs.len();
+            if s == limits::MAX_RANK {
+                return Err(limits::rank("split configs").with_span(open.span));
+            }
             let (dimension, span) = self.int("a physical dimension number")?;
             self.record(Location::SplitDim(s), span);
             self.expect(Tok::Colon, "`:` after the split dimension")?;

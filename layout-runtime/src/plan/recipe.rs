@@ -243,17 +243,26 @@ impl Plan {
     /// `d0, d1, ...`: `d1/128` is a tile count, `d1%128` a position inside a tile, `d0*5+d1`
     /// a `*` merge, `0` an axis that is always 0 (a leading size-1 axis added for a tile
     /// longer than the space, or the inner axis of a tile entry 1). For people: the CLI's
-    /// `explain` prints them.
+    /// `explain` prints them. A part longer than 40 characters (nested `*` merges name
+    /// their axes in terms of ever longer ones) is written `…`, so each name stays short.
     ///
     /// ```
     /// let s: layout_runtime::ArrayShape = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse()?;
     /// let names = s.plan()?.expanded_axis_names();
     /// assert_eq!(names, ["d0/8", "d1/128", "(d0%8)/2", "d1%128", "(d0%8)%2", "0"]);
+    ///
+    /// // Sixteen levels of `*` merges: the names stay short.
+    /// let s: layout_runtime::ArrayShape = format!("f32[4,4]{{1,0:T{}}}", "(*,2)".repeat(16)).parse()?;
+    /// let names = s.plan()?.expanded_axis_names();
+    /// assert!(names.iter().all(|n| n.len() < 100), "{names:?}");
+    /// assert!(names.iter().any(|n| n.contains('…')));
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn expanded_axis_names(&self) -> Vec<String> {
         fn term(name: &str) -> String {
-            if name.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            if name.len() > 40 {
+                String::from("…")
+            } else if name.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 String::from(name)
             } else {
                 format!("({name})")

@@ -1,0 +1,93 @@
+//! The limits of this crate, all in one place: sizes no real shape reaches and every hostile
+//! input hits early, so that any input gives an answer or an error in bounded time and
+//! memory, and no input of any size overflows the stack.
+//!
+//! | limit | value | what it bounds | error |
+//! | --- | --- | --- | --- |
+//! | [`MAX_NESTING`] | 64 | tuples and buffers inside each other | [`ErrorKind::NestingTooDeep`] |
+//! | [`MAX_RANK`] | 256 | dimensions of an array, entries of minor_to_major, entries of one tile, split configs of one layout | [`ErrorKind::RankTooLarge`] |
+//! | [`MAX_TILE_LEVELS`] | 16 | tile levels of one layout (`T(..)(..)...`) | [`ErrorKind::TooManyTileLevels`] |
+//!
+//! XLA's own shapes are far inside them: tuples a few levels deep, ranks below 10 (numpy
+//! allows 64), one to three tile levels. The parser reports a limit at the text that crosses
+//! it; [`ArrayShape::check`] reports it for shapes built in code, after the verifier's own
+//! checks. The `layout!` macro adds its own limit on the text it reads.
+//!
+//! ```
+//! use layout_runtime::{limits, ErrorKind, Shape};
+//! let deep = format!("{}f32[]{}", "(".repeat(65), ")".repeat(65));
+//! assert_eq!(deep.parse::<Shape>().unwrap_err().kind(), ErrorKind::NestingTooDeep);
+//! let dims = vec!["1"; limits::MAX_RANK + 1].join(",");
+//! let e = format!("f32[{dims}]").parse::<Shape>().unwrap_err();
+//! assert_eq!(e.kind(), ErrorKind::RankTooLarge);
+//! assert_eq!(e.span(), Some(4 + 2 * limits::MAX_RANK..5 + 2 * limits::MAX_RANK)); // the 257th
+//! ```
+
+use alloc::format;
+
+use crate::{ArrayShape, Error, ErrorKind, Location, Path};
+
+/// Tuples (and buffers) nested in each other, at most.
+pub const MAX_NESTING: usize = 64;
+
+/// Dimensions of an array at most; also the most entries of minor_to_major, of one tile and
+/// split configs of one layout.
+pub const MAX_RANK: usize = 256;
+
+/// Tile levels of one layout at most.
+pub const MAX_TILE_LEVELS: usize = 16;
+
+/// The error for a nesting one level past [`MAX_NESTING`].
+pub(crate) fn nesting() -> Error {
+    Error::new(
+        ErrorKind::NestingTooDeep,
+        format!(
+            "tuples are nested more than {MAX_NESTING} deep, this crate's limit (XLA's shapes \
+             nest a few levels)"
+        ),
+    )
+}
+
+/// The error for the `(MAX_RANK + 1)`-th entry of a list of `what`.
+pub(crate) fn rank(what: &str) -> Error {
+    Error::new(
+        ErrorKind::RankTooLarge,
+        format!("more than {MAX_RANK} {what}, this crate's limit (XLA's ranks are far smaller)"),
+    )
+}
+
+/// The error for the `(MAX_TILE_LEVELS + 1)`-th tile level.
+pub(crate) fn tile_levels() -> Error {
+    Error::new(
+        ErrorKind::TooManyTileLevels,
+        format!(
+            "more than {MAX_TILE_LEVELS} tile levels, this crate's limit (XLA's layouts have \
+             one to three)"
+        ),
+    )
+}
+
+/// The limits on an array shape's model (a parsed shape is within them already).
+pub(crate) fn check_array(a: &ArrayShape) -> Result<(), Error> {
+    let at = |location| Path { tuple_indices: alloc::vec::Vec::new(), location };
+    if a.dims.len() > MAX_RANK {
+        return Err(rank("dimensions").with_path(at(Location::Dim(MAX_RANK))));
+    }
+    let Some(layout) = &a.layout else { return Ok(()) };
+    if layout.minor_to_major.len() > MAX_RANK {
+        let location = Location::MinorToMajor(MAX_RANK);
+        return Err(rank("minor_to_major entries").with_path(at(location)));
+    }
+    if layout.tiles.len() > MAX_TILE_LEVELS {
+        return Err(tile_levels().with_path(at(Location::Tile(MAX_TILE_LEVELS))));
+    }
+    if let Some(t) = layout.tiles.iter().position(|t| t.dims.len() > MAX_RANK) {
+        let location = Location::TileDim { tile: t, dim: MAX_RANK };
+        return Err(rank("entries in one tile").with_path(at(location)));
+    }
+    if layout.split_configs.len() > MAX_RANK {
+        let location = Location::SplitConfig(MAX_RANK);
+        return Err(rank("split configs").with_path(at(location)));
+    }
+    Ok(())
+}
