@@ -3,21 +3,20 @@
 
 mod cli;
 
-use std::io::Write;
 use std::process::ExitCode;
 
+use clap::Parser;
+
 fn main() -> ExitCode {
-    let args: Result<Vec<String>, _> =
-        std::env::args_os().skip(1).map(|a| a.into_string()).collect();
-    let Ok(args) = args else {
-        eprintln!("xlayout: arguments must be UTF-8 text");
-        return ExitCode::from(2);
-    };
     let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    let mut err = std::io::stderr().lock();
-    let status = cli::run(&args, &mut stdin.lock(), &mut out, &mut err);
-    // A closed pipe (`xlayout map ... | head`) is not worth a panic message.
-    let _ = out.flush();
-    ExitCode::from(status)
+    let mut stdin = stdin.lock();
+    // Standard output is line-buffered: a script that writes an input and waits for its
+    // answer gets it at once.
+    let mut stdout = std::io::stdout().lock();
+    let mut out = cli::io::Out::new(&mut stdout);
+    let result = cli::args::Cli::try_parse()
+        .map_err(cli::io::Failure::Usage)
+        .and_then(|args| cli::run(args, &mut cli::io::Stdin::new(&mut stdin), &mut out))
+        .and_then(|status| out.flush().map(|()| status));
+    ExitCode::from(cli::io::finish(result, &mut stdout, &mut std::io::stderr().lock()))
 }

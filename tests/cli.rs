@@ -1,8 +1,8 @@
 //! The `xlayout` command as a user runs it: arguments, standard input, output lines, exit
 //! status. Expected values are XLA's (the conformance data) or derived in the comments.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
 
 struct Run {
     status: i32,
@@ -10,14 +10,19 @@ struct Run {
     stderr: String,
 }
 
-fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xlayout"))
+/// The command running, its standard streams pipes.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_xlayout"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = spawn(args);
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     let out = child.wait_with_output().unwrap();
     Run {
@@ -39,25 +44,90 @@ fn canon_from_arguments_and_stdin() {
         (0, vec!["ok f32[3,5]{1,0}", "ok f32[3,5]{1,0}", "ok f32[]"])
     );
 
-    let stdin = b"f32[3,5]{1,0:T(08,128)}\n\n   \n(f32[2], s8[])\nf32[3,5]{1,1}\n";
+    // Every input line gets its answer line, blank ones included, so answers line up.
+    let stdin = b"f32[3,5]{1,0:T(08,128)}\n\n   \r\n(f32[2], s8[])\nf32[3,5]{1,1}";
     let r = xlayout(&["canon"], stdin);
     assert_eq!(r.status, 1);
     let l = lines(&r);
-    assert_eq!(l.len(), 3, "one line per non-empty input line: {l:?}");
-    assert_eq!(l[0], "ok f32[3,5]{1,0:T(8,128)}");
-    assert_eq!(l[1], "ok (f32[2]{0}, s8[])");
+    assert_eq!(l.len(), 5, "one line per input line: {l:?}");
+    assert_eq!(
+        l[..4],
+        ["ok f32[3,5]{1,0:T(8,128)}", "err empty input", "err empty input", "ok (f32[2]{0}, s8[])"]
+    );
     assert!(
-        l[2].starts_with("err layout minor_to_major field has duplicate values: {1, 1}"),
+        l[4].starts_with("err layout minor_to_major field has duplicate values: {1, 1}"),
         "{}",
-        l[2]
+        l[4]
     );
 }
 
 #[test]
-fn non_utf8_stdin_line_is_an_error_line() {
-    let r = xlayout(&["canon"], b"f32[2]\n\xff\xfe\ns8[1]\n");
+fn dash_is_standard_input_in_place() {
+    // Arguments and `-` answered in order; standard input is read once, where `-` stands.
+    let r = xlayout(&["canon", "s8[1]", "-", "", "u8[]", "-"], b"f32[2]\n\ns4[3]\n");
     assert_eq!(r.status, 1);
-    assert_eq!(lines(&r), ["ok f32[2]{0}", "err the input line is not UTF-8", "ok s8[1]{0}"]);
+    assert_eq!(
+        lines(&r),
+        [
+            "ok s8[1]{0}",
+            "ok f32[2]{0}",
+            "err empty input",
+            "ok s4[3]{0}",
+            "err empty input",
+            "ok u8[]"
+        ]
+    );
+    let r = xlayout(&["bytes", "-"], b"f32[3,5]{1,0:T(2,2)}\n");
+    assert_eq!((r.status, lines(&r)), (0, vec!["ok 96"]));
+}
+
+#[test]
+fn dash_as_shape_is_the_first_line_of_standard_input() {
+    // The rest of standard input is then the inputs (Figure 1: (2,3) -> 17, 9 is padding).
+    let stdin = b"f32[3,5]{1,0:T(2,2)}\n2,3\n\n0,0\n";
+    let r = xlayout(&["offset", "-"], stdin);
+    assert_eq!((r.status, lines(&r)), (1, vec!["ok 17", "err empty input", "ok 0"]));
+    let r = xlayout(&["index", "-", "9", "-"], b"f32[3,5]{1,0:T(2,2)}\n17\n");
+    assert_eq!((r.status, lines(&r)), (0, vec!["ok padding", "ok 2,3"]));
+
+    let r = xlayout(&["explain", "-"], b"f32[3,5]{1,0:T(2,2)}\r\n");
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("shape        f32[3,5]{1,0:T(2,2)}\n"), "{}", r.stdout);
+    let r = xlayout(&["map", "--at", "1", "-"], b"  f32[2,3,5]{0,2,1:T(2,2)L(40)}\n");
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("slice [1, :, :] of dims [2, 3, 5]\n"), "{}", r.stdout);
+
+    // A bad shape from standard input gets its caret like an argument.
+    let r = xlayout(&["map", "-"], b"f32[3,5]{1,0:T(0,2)}\n");
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stderr.lines().nth(2), Some("                 ^"), "{}", r.stderr);
+}
+
+#[test]
+fn unreadable_standard_input_is_an_io_error() {
+    // Not UTF-8 is not text: the answers so far stand, then the read failure, status 2.
+    let r = xlayout(&["canon"], b"f32[2]\n\xff\xfe\ns8[1]\n");
+    assert_eq!(r.status, 2);
+    assert_eq!(r.stdout, "ok f32[2]{0}\n");
+    assert_eq!(r.stderr, "xlayout: cannot read standard input: line 2 is not UTF-8\n");
+    let r = xlayout(&["explain", "-"], b"\xff\n");
+    assert_eq!((r.status, r.stdout.as_str()), (2, ""));
+    assert_eq!(r.stderr, "xlayout: cannot read standard input: line 1 is not UTF-8\n");
+    let r = xlayout(&["hlo", "-"], b"HloModule m\n\xff\n");
+    assert_eq!(r.status, 2);
+    assert!(r.stderr.starts_with("xlayout: cannot read standard input: "), "{}", r.stderr);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn standard_input_that_fails_to_read_is_an_io_error() {
+    // Reading a directory fails with EISDIR.
+    let dir = std::fs::File::open("/").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xlayout")).arg("canon").stdin(dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.stdout, b"");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("xlayout: cannot read standard input: Is a directory"), "{err}");
 }
 
 #[test]
@@ -99,9 +169,16 @@ fn offset_and_index() {
     assert!(l[2].starts_with("err offset 24 is beyond the grid of 24 elements"), "{}", l[2]);
     assert!(l[3].starts_with("err `-1` is not an offset"), "{}", l[3]);
 
-    // A scalar's index is the empty string; a tiled scalar fills a whole tile.
+    // A scalar's index is the empty string; a tiled scalar fills a whole tile. For any other
+    // shape an empty index is an empty input.
     let r = xlayout(&["offset", "u32[]{:T(128)}", ""], b"");
     assert_eq!((r.status, lines(&r)), (0, vec!["ok 0"]));
+    let r = xlayout(&["offset", "u32[]"], b"\n\n");
+    assert_eq!((r.status, lines(&r)), (0, vec!["ok 0", "ok 0"]));
+    let r = xlayout(&["offset", "u32[2]", "", " "], b"");
+    assert_eq!((r.status, lines(&r)), (1, vec!["err empty input", "err empty input"]));
+    let r = xlayout(&["index", "u32[2]", ""], b"");
+    assert_eq!((r.status, lines(&r)), (1, vec!["err empty input"]));
     let r = xlayout(&["index", "u32[]{:T(128)}", "0", "1"], b"");
     assert_eq!((r.status, lines(&r)), (0, vec!["ok ", "ok padding"]));
 }
@@ -181,20 +258,153 @@ fn map_draws_figures_1_and_2() {
 }
 
 #[test]
-fn demo_and_usage() {
+fn demo() {
     let r = xlayout(&[], b"");
     assert_eq!(r.status, 0);
     assert!(r.stdout.contains("== xlayout map f32[3,5]{1,0:T(2,2)}\n 0  1 |  4  5 |  8\n"));
     assert!(r.stdout.contains("== xlayout map f32[4,8]{1,0:T(2,4)(2,1)}\n"));
     assert!(r.stdout.contains("byte size    335,544,320 bytes (320.00 MiB)"));
-    for bad in [&["frobnicate"][..], &["explain"], &["explain", "a", "b"], &["offset"], &["map"]] {
-        let r = xlayout(bad, b"");
-        assert_eq!(r.status, 2, "{bad:?}");
-        assert!(r.stderr.contains("usage: xlayout"), "{bad:?}");
+}
+
+#[test]
+fn version() {
+    for flag in ["--version", "-V"] {
+        let r = xlayout(&[flag], b"");
+        assert_eq!(r.status, 0);
+        assert_eq!(r.stdout, format!("xlayout {}\n", env!("CARGO_PKG_VERSION")));
     }
-    let r = xlayout(&["help"], b"");
-    assert_eq!(r.status, 0);
-    assert!(r.stdout.starts_with("usage: xlayout"));
+}
+
+/// Each command and the first line of its help.
+const COMMANDS: [(&str, &str); 7] = [
+    ("canon", "XLA's printed form of each shape"),
+    ("bytes", "XLA's byte size of each array shape (ShapeUtil::ArraySize)"),
+    ("offset", "The element offset in memory of each logical index"),
+    ("index", "The logical index stored at each element offset, or `padding`"),
+    ("explain", "Sizes, physical order, tiles and padding of a shape, for a person"),
+    ("map", "The offset of every element of a 2-D slice, and the padding positions"),
+    ("hlo", "Every array shape of HLO dumps: sizes, padding, memory spaces, invalid shapes"),
+];
+
+#[test]
+fn help_for_every_command() {
+    let top = xlayout(&["--help"], b"");
+    assert_eq!(top.status, 0);
+    assert!(top.stdout.contains("\nUsage: xlayout [COMMAND]\n"), "{}", top.stdout);
+    assert_eq!(xlayout(&["help"], b"").stdout, top.stdout);
+    for (command, about) in COMMANDS {
+        // `--help` anywhere is help, never an input (a shape, a file name).
+        let r = xlayout(&[command, "--help"], b"");
+        assert_eq!((r.status, r.stderr.as_str()), (0, ""), "{command}");
+        assert!(r.stdout.starts_with(&format!("{about}\n")), "{command}: {}", r.stdout);
+        assert!(r.stdout.contains(&format!("\nUsage: xlayout {command} ")), "{}", r.stdout);
+        assert_eq!(xlayout(&["help", command], b"").stdout, r.stdout, "{command}");
+        assert_eq!(xlayout(&[command, "f32[2]", "--help"], b"").stdout, r.stdout, "{command}");
+        // The command list names each command with its summary.
+        assert!(top.stdout.contains(&format!("  {command:<8} {about}\n")), "{}", top.stdout);
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_with_clap_s_message() {
+    let cases: [(&[&str], &str); 8] = [
+        (&["frobnicate"], "error: unrecognized subcommand 'frobnicate'"),
+        (&["explain"], "error: the following required arguments were not provided:"),
+        (&["explain", "f32[2]", "f32[3]"], "error: unexpected argument 'f32[3]' found"),
+        (&["offset"], "error: the following required arguments were not provided:"),
+        (&["map"], "error: the following required arguments were not provided:"),
+        (&["map", "f32[2,3]", "--at"], "error: a value is required for '--at <I,J,..>'"),
+        (
+            &["map", "f32[2,3,4]", "--at", "1,x"],
+            "error: invalid value '1,x' for '--at <I,J,..>': `x` is not an index entry",
+        ),
+        (&["canon", "--frob"], "error: unexpected argument '--frob' found"),
+    ];
+    for (args, message) in cases {
+        let r = xlayout(args, b"");
+        assert_eq!((r.status, r.stdout.as_str()), (2, ""), "{args:?}");
+        assert!(r.stderr.starts_with(message), "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("For more information, try '--help'."), "{}", r.stderr);
+    }
+    // A negative offset is an input to answer, not an option.
+    let r = xlayout(&["index", "f32[2]", "-1"], b"");
+    assert_eq!(lines(&r), ["err `-1` is not an offset: write a non-negative integer"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn arguments_that_are_not_utf8_are_a_usage_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let out = Command::new(env!("CARGO_BIN_EXE_xlayout"))
+        .args(["canon".as_ref(), std::ffi::OsStr::from_bytes(b"f32[\xff]")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: invalid UTF-8 was detected"), "{err}");
+}
+
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    // `xlayout canon < big | head -1`: the reader leaves after one line.
+    let mut child = spawn(&["canon"]);
+    let mut stdin = child.stdin.take().unwrap();
+    // 200,000 lines, far more than the pipes hold; the writer stops when xlayout exits.
+    let feeder = std::thread::spawn(move || {
+        let line = b"f32[3,5]{1,0:T(2,2)}\n";
+        for _ in 0..200_000 {
+            if stdin.write_all(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert_eq!(first, "ok f32[3,5]{1,0:T(2,2)}\n");
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn each_answer_is_written_when_its_input_line_is_read() {
+    // A script can keep xlayout open, write a line, and read its answer at once.
+    let mut child = spawn(&["bytes"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut answer = String::new();
+    for (shape, bytes) in [("f32[3,5]{1,0:T(2,2)}", "ok 96\n"), ("s4[3,5]{1,0:E(4)}", "ok 8\n")] {
+        writeln!(stdin, "{shape}").unwrap();
+        answer.clear();
+        stdout.read_line(&mut answer).unwrap();
+        assert_eq!(answer, bytes);
+    }
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_output_is_an_io_error() {
+    // /dev/full takes no byte: every write fails with ENOSPC.
+    let cases: [&[&str]; 4] =
+        [&["canon", "f32[2]"], &["map", "f32[3,5]{1,0:T(2,2)}"], &[], &["--help"]];
+    for args in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_xlayout"))
+            .args(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "xlayout: cannot write the output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
 }
 
 const DUMP: &str = "\
@@ -240,7 +450,22 @@ fn hlo_dump_analysis() {
         r.stdout
     );
 
+    // A file given as `-`, or twice: each reported in turn.
+    let r = xlayout(&["hlo", "-"], DUMP.as_bytes());
+    assert_eq!(lines(&r)[0], "standard input: 14 array shapes, 6 distinct, 0 invalid");
+    let dir = std::env::temp_dir().join(format!("xlayout-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("dump.txt");
+    std::fs::write(&file, DUMP).unwrap();
+    let path = file.to_str().unwrap();
+    let r = xlayout(&["hlo", path, path], b"");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(r.status, 0);
+    let headers: Vec<&str> = r.stdout.lines().filter(|l| l.starts_with(path)).collect();
+    let header = format!("{path}: 14 array shapes, 6 distinct, 0 invalid");
+    assert_eq!(headers, [header.as_str(), header.as_str()]);
+
     let r = xlayout(&["hlo", "/nonexistent/dump.txt"], b"");
-    assert_eq!(r.status, 1);
+    assert_eq!(r.status, 2);
     assert!(r.stderr.starts_with("xlayout: cannot read /nonexistent/dump.txt"), "{}", r.stderr);
 }

@@ -2,7 +2,7 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt;
+use core::fmt::{self, Write as _};
 use core::ops::Range;
 
 /// What went wrong, as a class. Each kind is one rule of XLA's parser or verifier (or one
@@ -242,6 +242,93 @@ impl Error {
     pub fn span(&self) -> Option<Range<usize>> {
         self.span.clone()
     }
+
+    /// The error as a person reads it under the text it is about: `error: ` and the message,
+    /// then, when the error has a [span](Error::span), the line of `text` holding it and a row
+    /// of carets under the offending characters. `text` is the string that was parsed.
+    ///
+    /// ```
+    /// use layout_runtime::Shape;
+    /// let text = "f32[3,5]{1,0:T(0,2)}";
+    /// let e = text.parse::<Shape>().unwrap_err();
+    /// let shown = e.render(text).to_string();
+    /// let lines: Vec<&str> = shown.lines().collect();
+    /// assert!(lines[0].starts_with("error: layout has invalid tiles: tile dimension 0"));
+    /// assert_eq!(lines[1], "  f32[3,5]{1,0:T(0,2)}");
+    /// assert_eq!(lines[2], "                 ^"); // under the `0` (bytes 15..16)
+    /// ```
+    ///
+    /// Columns count characters, not bytes; a text of several lines shows only the line of the
+    /// error, with its number; an error without a span is the message alone:
+    ///
+    /// ```
+    /// use layout_runtime::{Error, ErrorKind, Shape};
+    /// let text = "(f32[2],\n s8[3]{0:T(0)})";
+    /// let e = text.parse::<Shape>().unwrap_err();
+    /// let shown = e.render(text).to_string();
+    /// let lines: Vec<&str> = shown.lines().collect();
+    /// assert_eq!(lines[1..], ["  line 2:", "   s8[3]{0:T(0)})", "             ^"]);
+    ///
+    /// let e = Error::new(ErrorKind::BufferLength, "buffer is 3 bytes, needs 4");
+    /// assert_eq!(e.render("").to_string(), "error: buffer is 3 bytes, needs 4");
+    /// ```
+    pub fn render<'a>(&'a self, text: &'a str) -> RenderedError<'a> {
+        RenderedError { error: self, text }
+    }
+}
+
+/// An [`Error`] shown under the text it is about, with carets: what [`Error::render`]
+/// returns. Its `Display` output has no trailing newline.
+///
+/// ```
+/// use layout_runtime::Shape;
+/// let text = "f31[3]";
+/// let e = text.parse::<Shape>().unwrap_err();
+/// let shown = format!("{}", e.render(text));
+/// assert_eq!(shown.lines().nth(2), Some("  ^^^")); // the unknown type name
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct RenderedError<'a> {
+    error: &'a Error,
+    text: &'a str,
+}
+
+impl fmt::Display for RenderedError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: {}", self.error.message)?;
+        let Some(span) = &self.error.span else {
+            return Ok(());
+        };
+        let text = self.text;
+        // A span from another text (or a text cut short) must not panic: clamp it to `text`
+        // and to character boundaries.
+        let floor = |mut i: usize| {
+            i = i.min(text.len());
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let start = floor(span.start);
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let line = text[line_start..line_end].trim_end_matches('\r');
+        // Carets stop at the end of the line the span starts on.
+        let end = floor(span.end).clamp(start, line_start + line.len());
+        if line_end < text.len() || line_start > 0 {
+            let number = text[..line_start].matches('\n').count() + 1;
+            write!(f, "\n  line {number}:")?;
+        }
+        write!(f, "\n  {line}\n  ")?;
+        // A tab stays a tab, so the carets line up under it in a terminal.
+        for c in text[line_start..start].chars() {
+            f.write_char(if c == '\t' { '\t' } else { ' ' })?;
+        }
+        for _ in 0..text[start..end].chars().count().max(1) {
+            f.write_char('^')?;
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Display for Error {
@@ -252,3 +339,44 @@ impl fmt::Display for Error {
 
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    fn shown(span: Range<usize>, text: &str) -> String {
+        Error::new(ErrorKind::Syntax, "bad").with_span(span).render(text).to_string()
+    }
+
+    #[test]
+    fn carets_count_characters_and_keep_tabs() {
+        // `é` is two bytes: the caret under byte 3 (`x`) is the third character.
+        assert_eq!(shown(3..4, "aéx"), "error: bad\n  aéx\n    ^");
+        assert_eq!(shown(1..4, "aéx"), "error: bad\n  aéx\n   ^^");
+        assert_eq!(shown(2..3, "\tax"), "error: bad\n  \tax\n  \t ^");
+    }
+
+    #[test]
+    fn spans_outside_the_text_or_inside_a_character_do_not_panic() {
+        // Past the end: one caret after the last character.
+        assert_eq!(shown(7..9, "abc"), "error: bad\n  abc\n     ^");
+        // Inside `é` (bytes 1..3): the caret goes to the character's start.
+        assert_eq!(shown(2..3, "aéx"), "error: bad\n  aéx\n   ^");
+        // An empty span still gets one caret; a reversed one too.
+        assert_eq!(shown(1..1, "abc"), "error: bad\n  abc\n   ^");
+        #[allow(clippy::reversed_empty_ranges)]
+        let reversed = 2..1;
+        assert_eq!(shown(reversed, "abc"), "error: bad\n  abc\n    ^");
+        assert_eq!(shown(0..1, ""), "error: bad\n  \n  ^");
+    }
+
+    #[test]
+    fn a_text_of_several_lines_shows_the_line_of_the_span() {
+        let text = "ab\r\ncd\nef";
+        // Bytes 5..9 run from `d` over the newline: carets stop at the end of line 2.
+        assert_eq!(shown(5..9, text), "error: bad\n  line 2:\n  cd\n   ^");
+        assert_eq!(shown(0..2, text), "error: bad\n  line 1:\n  ab\n  ^^");
+        assert_eq!(shown(8..9, text), "error: bad\n  line 3:\n  ef\n   ^");
+    }
+}

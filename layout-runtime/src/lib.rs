@@ -71,7 +71,7 @@ mod view;
 #[cfg(feature = "alloc")]
 pub use checked::CheckedArray;
 #[cfg(feature = "alloc")]
-pub use error::{Error, ErrorKind, Location, Path};
+pub use error::{Error, ErrorKind, Location, Path, RenderedError};
 #[cfg(feature = "alloc")]
 pub use parse::SourceMap;
 #[cfg(feature = "alloc")]

@@ -1,266 +1,214 @@
-//! Command dispatch. The scripting commands take their inputs from arguments or, when there
-//! are none, one per non-empty line of standard input, and print one `ok ...` or `err ...`
-//! line per input. Exit status: 0 when every input was ok, 1 when any was not, 2 for a usage
-//! error.
+//! The `xlayout` command: [`args`] says what the command line means, [`run`] runs it, one
+//! function per mode, and [`io`] is where bytes come from and go. The scripting commands
+//! answer each input on its own line, `ok ...` or `err ...`; the person commands write a
+//! report. Exit status: 0 when every input was ok, 1 when any was not, 2 for a usage error
+//! or an input or output that failed (but 0 for a closed output pipe).
 
-use std::io::{BufRead, Write};
+use xlayout::{ArrayShape, Error, Plan, Shape};
 
-use xlayout::{ArrayShape, Error, ErrorKind, Plan, Shape};
-
+pub mod args;
 mod explain;
 mod hlo;
+pub mod io;
 mod map;
 
-const USAGE: &str = "\
-usage: xlayout                          show the demo
-       xlayout canon [SHAPE]...         XLA's printed form of each shape
-       xlayout bytes [SHAPE]...         XLA's byte size (ShapeUtil::ArraySize)
-       xlayout offset SHAPE [INDEX]...  element offset of each logical index (`2,3`; `` for a scalar)
-       xlayout index SHAPE [OFFSET]...  logical index stored at each offset, or `padding`
-       xlayout explain SHAPE            sizes, order, tiles and padding, for a person
-       xlayout map SHAPE [--at I,J,..]  the offset of every element of a 2-D slice, tiles
-                                        separated, and the padding positions; --at picks the
-                                        leading indices of a shape of rank > 2 (default 0s)
-       xlayout hlo [FILE]               every array shape of an HLO dump (stdin without FILE):
-                                        sizes, padding, memory spaces, invalid shapes
-       xlayout help                     this text
+use args::{Cli, Command};
+use io::{shape_text, Failure, Out, Stdin};
 
-With no SHAPE (canon, bytes) or no INDEX/OFFSET (offset, index), the scripting commands read
-one input per non-empty line of standard input and print `ok <answer>` or `err <message>`
-per input. Exit status: 0 when all were ok, 1 when any was an error, 2 for a usage error.";
-
-/// Exit status of a run.
+/// Exit status of a run that reached its end: 0 when every input was ok, 1 otherwise.
 pub type Status = u8;
 
-/// Runs the command line `args` (without the program name); `out` gets the answers, `err`
-/// the diagnostics.
-pub fn run(
-    args: &[String],
-    stdin: &mut dyn BufRead,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Status {
-    let Some((command, rest)) = args.split_first() else {
-        return demo(out);
-    };
-    match command.as_str() {
-        "canon" => per_input(rest, stdin, out, |text| Ok(text.parse::<Shape>()?.to_string())),
-        "bytes" => per_input(rest, stdin, out, |text| {
-            Ok(text.parse::<ArrayShape>()?.byte_size()?.to_string())
-        }),
-        "offset" | "index" => {
-            let Some((shape, inputs)) = rest.split_first() else {
-                return usage_error(err, &format!("{command} needs a SHAPE"));
-            };
-            let plan = match plan_of(shape) {
-                Ok(p) => p,
-                Err(e) => return shape_error(err, shape, &e),
-            };
-            if command == "offset" {
-                per_input(inputs, stdin, out, |text| {
-                    Ok(plan.offset(&parse_index(text)?)?.to_string())
-                })
-            } else {
-                per_input(inputs, stdin, out, |text| index_at(&plan, text))
+/// Runs the parsed command line; every answer goes to `out`.
+pub fn run(cli: Cli, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+    match cli.command {
+        None => demo(out),
+        Some(Command::Canon(a)) => a.canon(stdin, out),
+        Some(Command::Bytes(a)) => a.bytes(stdin, out),
+        Some(Command::Offset(a)) => a.run(stdin, out),
+        Some(Command::Index(a)) => a.run(stdin, out),
+        Some(Command::Explain(a)) => a.run(stdin, out),
+        Some(Command::Map(a)) => a.run(stdin, out),
+        Some(Command::Hlo(a)) => a.run(stdin, out),
+    }
+}
+
+impl args::Inputs {
+    fn canon(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        per_input(&self.shapes, stdin, out, |text| {
+            Ok(nonblank(text)?.parse::<Shape>()?.to_string())
+        })
+    }
+
+    fn bytes(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        per_input(&self.shapes, stdin, out, |text| {
+            Ok(nonblank(text)?.parse::<ArrayShape>()?.byte_size()?.to_string())
+        })
+    }
+}
+
+impl args::Offsets {
+    fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        let plan = plan_of_argument(shape_text(&self.shape, stdin)?)?;
+        per_input(&self.indices, stdin, out, |text| {
+            // The empty string is a scalar's index; for any other shape it is no index.
+            if !plan.dims().is_empty() {
+                nonblank(text)?;
             }
-        }
-        "explain" => match rest {
-            [shape] => match shape.parse::<Shape>().and_then(|s| explain::explain(&s)) {
-                Ok(report) => write_all(out, &report),
-                Err(e) => shape_error(err, shape, &e),
-            },
-            _ => usage_error(err, "explain takes exactly one SHAPE"),
-        },
-        "map" => {
-            let (shape, at) = match rest {
-                [shape] => (shape, None),
-                [shape, flag, at] | [flag, at, shape] if flag == "--at" => {
-                    (shape, Some(at.as_str()))
-                }
-                _ => return usage_error(err, "map takes one SHAPE and optionally --at I,J,..."),
-            };
-            let leading = match at.map(parse_index).transpose() {
-                Ok(l) => l,
-                Err(e) => return usage_error(err, &format!("--at: {}", e.message())),
-            };
-            match plan_of(shape).and_then(|plan| map::map(&plan, leading.as_deref())) {
-                Ok(picture) => write_all(out, &picture),
-                Err(e) => shape_error(err, shape, &e),
-            }
-        }
-        "hlo" => {
-            let (name, text) = match rest {
-                [] => {
-                    let mut text = String::new();
-                    if let Err(e) = stdin.read_to_string(&mut text) {
-                        let _ = writeln!(err, "xlayout: cannot read standard input: {e}");
-                        return 1;
-                    }
-                    (String::from("standard input"), text)
-                }
-                [file] => match std::fs::read_to_string(file) {
-                    Ok(text) => (file.clone(), text),
-                    Err(e) => {
-                        let _ = writeln!(err, "xlayout: cannot read {file}: {e}");
-                        return 1;
-                    }
-                },
-                _ => return usage_error(err, "hlo takes at most one FILE"),
-            };
+            Ok(plan.offset(&parse_index(text)?)?.to_string())
+        })
+    }
+}
+
+impl args::Indices {
+    fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        let plan = plan_of_argument(shape_text(&self.shape, stdin)?)?;
+        per_input(&self.offsets, stdin, out, |text| index_at(&plan, nonblank(text)?))
+    }
+}
+
+impl args::Explain {
+    fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        out.text(&explain_of(shape_text(&self.shape, stdin)?)?)?;
+        Ok(0)
+    }
+}
+
+impl args::Map {
+    fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        let leading = self.at.as_ref().map(|at| at.0.as_slice());
+        out.text(&map_of(shape_text(&self.shape, stdin)?, leading)?)?;
+        Ok(0)
+    }
+}
+
+impl args::Hlo {
+    fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        let mut status = 0;
+        for (i, file) in self.files.iter().enumerate() {
+            let (name, text) = io::read_file(file, stdin)?;
             let (report, all_valid) = hlo::report(&name, &text);
-            write_all(out, &report);
-            if all_valid {
-                0
-            } else {
-                1
+            if i > 0 {
+                out.text("\n")?;
+            }
+            out.text(&report)?;
+            if !all_valid {
+                status = 1;
             }
         }
-        "help" | "--help" | "-h" => write_all(out, &format!("{USAGE}\n")),
-        other => usage_error(err, &format!("unknown command `{other}`")),
+        Ok(status)
     }
 }
 
 /// What `xlayout` with no arguments (`cargo run --release`) shows.
-fn demo(out: &mut dyn Write) -> Status {
+fn demo(out: &mut Out<'_>) -> Result<Status, Failure> {
     let mut text = String::from(
         "xlayout: XLA's shapes and tiled layouts, explained.\n\
          Offsets below are element offsets in memory; `xlayout help` lists the commands.\n",
     );
     for shape in ["f32[3,5]{1,0:T(2,2)}", "f32[4,8]{1,0:T(2,4)(2,1)}"] {
-        let plan = plan_of(shape).expect("demo shapes are valid");
         text += &format!("\n== xlayout map {shape}\n");
-        text += &map::map(&plan, None).expect("demo shapes are 2-D");
+        text += &map_of(shape.to_owned(), None)?;
     }
     let shape = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
     text += &format!("\n== xlayout explain {shape}\n");
-    text +=
-        &explain::explain(&shape.parse().expect("demo shape is valid")).expect("it has a report");
-    write_all(out, &text)
+    text += &explain_of(shape.to_owned())?;
+    out.text(&text)?;
+    Ok(0)
 }
 
-fn write_all(out: &mut dyn Write, text: &str) -> Status {
-    // A closed pipe (`xlayout map ... | head`) ends the output; it is not worth a panic.
-    let _ = out.write_all(text.as_bytes());
-    0
+/// `explain`'s report on the shape `text`.
+fn explain_of(text: String) -> Result<String, Failure> {
+    let report = text.parse::<Shape>().and_then(|s| explain::explain(&s));
+    report.map_err(|error| Failure::shape(text, error))
 }
 
-fn usage_error(err: &mut dyn Write, why: &str) -> Status {
-    let _ = writeln!(err, "xlayout: {why}\n{USAGE}");
-    2
+/// `map`'s picture of the array shape `text`, at the slice `leading` picks.
+fn map_of(text: String, leading: Option<&[usize]>) -> Result<String, Failure> {
+    let picture = plan_of(&text).and_then(|plan| map::map(&plan, leading));
+    picture.map_err(|error| Failure::shape(text, error))
 }
 
-/// A bad SHAPE argument: the message, the text, and a caret line under the offending bytes.
-fn shape_error(err: &mut dyn Write, text: &str, e: &Error) -> Status {
-    let _ = write!(err, "{}", render_error(text, e));
-    1
-}
+/// Why an input of a scripting command got no answer: the `err` line's message.
+#[derive(Debug)]
+pub struct Reject(pub String);
 
-/// The error with the text it is about and a caret line under the offending bytes.
-pub fn render_error(text: &str, e: &Error) -> String {
-    let mut s = format!("error: {}\n", e.message());
-    if let Some(span) = e.span() {
-        // Count characters, not bytes, so the caret stands under the right column.
-        let start = text.get(..span.start).map_or(0, |t| t.chars().count());
-        let width = text.get(span.clone()).map_or(1, |t| t.chars().count()).max(1);
-        s += &format!("  {text}\n  {}{}\n", " ".repeat(start), "^".repeat(width));
+impl From<Error> for Reject {
+    fn from(e: Error) -> Reject {
+        Reject(e.message().to_owned())
     }
-    s
 }
 
-/// A message on one line, as the scripting commands print it.
-fn one_line(e: &Error) -> String {
-    e.message().replace('\n', " ")
+/// The input itself, or [`Reject`] for an empty or all-blank one.
+fn nonblank(text: &str) -> Result<&str, Reject> {
+    if text.trim().is_empty() {
+        Err(Reject(String::from("empty input")))
+    } else {
+        Ok(text)
+    }
 }
 
-/// Answers each input (the arguments, or the non-empty lines of stdin as they arrive).
+/// Answers each input in order, one `ok`/`err` line each: the arguments, where `-` (the
+/// default) stands for the lines of standard input, answered as they arrive.
 fn per_input(
-    args: &[String],
-    stdin: &mut dyn BufRead,
-    out: &mut dyn Write,
-    answer: impl Fn(&str) -> Result<String, Error>,
-) -> Status {
+    inputs: &[String],
+    stdin: &mut Stdin<'_>,
+    out: &mut Out<'_>,
+    answer: impl Fn(&str) -> Result<String, Reject>,
+) -> Result<Status, Failure> {
     let mut status = 0;
-    let mut respond = |input: Result<&str, Error>| {
-        let line = match input.and_then(&answer) {
-            Ok(a) => format!("ok {a}"),
-            Err(e) => {
-                status = 1;
-                format!("err {}", one_line(&e))
-            }
-        };
-        writeln!(out, "{line}").is_ok()
+    let mut respond = |out: &mut Out<'_>, text: &str| match answer(text) {
+        Ok(a) => out.line(format_args!("ok {a}")),
+        Err(Reject(why)) => {
+            status = 1;
+            // One line per input, whatever the message holds.
+            out.line(format_args!("err {}", why.replace('\n', " ")))
+        }
     };
-    if !args.is_empty() {
-        for a in args {
-            if !respond(Ok(a)) {
-                return 1;
+    for input in inputs {
+        if input == "-" {
+            while let Some(line) = stdin.next_line()? {
+                respond(out, line.trim())?;
             }
-        }
-        return status;
-    }
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match stdin.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                respond(Err(Error::new(
-                    ErrorKind::Syntax,
-                    format!("cannot read standard input: {e}"),
-                )));
-                break;
-            }
-        }
-        let line = match std::str::from_utf8(&buf) {
-            Ok(l) if l.trim().is_empty() => continue,
-            Ok(l) => Ok(l.trim()),
-            Err(_) => Err(Error::new(ErrorKind::Syntax, "the input line is not UTF-8")),
-        };
-        if !respond(line) {
-            return 1;
+        } else {
+            respond(out, input)?;
         }
     }
-    status
+    Ok(status)
 }
 
 fn plan_of(text: &str) -> Result<Plan, Error> {
-    let shape: Shape = text.parse()?;
-    shape.try_array()?.plan()
+    text.parse::<ArrayShape>()?.plan()
+}
+
+/// The plan of a SHAPE argument, or the failure that shows the argument with a caret.
+fn plan_of_argument(text: String) -> Result<Plan, Failure> {
+    plan_of(&text).map_err(|error| Failure::shape(text, error))
 }
 
 /// `2,3` (spaces allowed), or the empty string for a scalar.
-fn parse_index(text: &str) -> Result<Vec<usize>, Error> {
+fn parse_index(text: &str) -> Result<Vec<usize>, Reject> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
     text.split(',')
         .map(|part| {
             part.trim().parse::<usize>().map_err(|_| {
-                Error::new(
-                    ErrorKind::Syntax,
-                    format!(
-                        "`{}` is not an index entry: write non-negative integers like `2,3`",
-                        part.trim()
-                    ),
-                )
+                Reject(format!(
+                    "`{}` is not an index entry: write non-negative integers like `2,3`",
+                    part.trim()
+                ))
             })
         })
         .collect()
 }
 
-fn index_at(plan: &Plan, text: &str) -> Result<String, Error> {
-    let offset: usize = text.parse().map_err(|_| {
-        Error::new(
-            ErrorKind::Syntax,
-            format!("`{text}` is not an offset: write a non-negative integer"),
-        )
-    })?;
+fn index_at(plan: &Plan, text: &str) -> Result<String, Reject> {
+    let offset: usize = text
+        .parse()
+        .map_err(|_| Reject(format!("`{text}` is not an offset: write a non-negative integer")))?;
     if offset >= plan.grid_len() {
-        return Err(Error::new(
-            ErrorKind::IndexOutOfBounds,
-            format!("offset {offset} is beyond the grid of {} elements", plan.grid_len()),
-        ));
+        let why = format!("offset {offset} is beyond the grid of {} elements", plan.grid_len());
+        return Err(Reject(why));
     }
     Ok(match plan.index_of(offset) {
         Some(index) => index.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),

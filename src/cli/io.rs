@@ -1,0 +1,151 @@
+//! Where the command's bytes come from and go: standard input read line by line or whole,
+//! files, and the one writer every answer goes through. Each failure is a [`Failure`] that
+//! says which side failed, so `main` can tell a closed pipe from a full disk.
+
+use std::fmt;
+use std::io::{self, BufRead, Write};
+use std::path::Path;
+
+use xlayout::Error;
+
+/// Why a run stopped before its end.
+#[derive(Debug)]
+pub enum Failure {
+    /// Writing standard output failed (a closed pipe, a full disk, ...).
+    Output(io::Error),
+    /// An input could not be read: `name` says which (`standard input`, a file's path).
+    Input { name: String, error: io::Error },
+    /// The command line is wrong, or asks for `--help` or `--version`: clap's message.
+    Usage(clap::Error),
+    /// A SHAPE argument is not a shape the command can use: shown with a caret under `text`.
+    /// (Boxed: the error is large, and every `Result` of a run carries this type.)
+    Shape { text: String, error: Box<Error> },
+}
+
+impl Failure {
+    /// The failure of the SHAPE argument `text`.
+    pub fn shape(text: String, error: Error) -> Failure {
+        Failure::Shape { text, error: Box::new(error) }
+    }
+}
+
+/// The name of standard input in messages.
+const STDIN: &str = "standard input";
+
+fn stdin_failure(error: io::Error) -> Failure {
+    Failure::Input { name: String::from(STDIN), error }
+}
+
+/// Standard output: every write of a run goes through here, so a failed write is always a
+/// [`Failure::Output`].
+pub struct Out<'a>(&'a mut dyn Write);
+
+impl<'a> Out<'a> {
+    pub fn new(out: &'a mut dyn Write) -> Out<'a> {
+        Out(out)
+    }
+
+    /// Writes `text` as it is.
+    pub fn text(&mut self, text: &str) -> Result<(), Failure> {
+        self.0.write_all(text.as_bytes()).map_err(Failure::Output)
+    }
+
+    /// Writes one line.
+    pub fn line(&mut self, line: fmt::Arguments<'_>) -> Result<(), Failure> {
+        writeln!(self.0, "{line}").map_err(Failure::Output)
+    }
+
+    /// Pushes out what is buffered; a closed pipe or full disk may only show here.
+    pub fn flush(&mut self) -> Result<(), Failure> {
+        self.0.flush().map_err(Failure::Output)
+    }
+}
+
+/// Standard input, read in lines (counted, for messages) by whichever argument asks first.
+pub struct Stdin<'a> {
+    input: &'a mut dyn BufRead,
+    lines_read: usize,
+}
+
+impl<'a> Stdin<'a> {
+    pub fn new(input: &'a mut dyn BufRead) -> Stdin<'a> {
+        Stdin { input, lines_read: 0 }
+    }
+
+    /// The next line, without its line ending; `None` at the end. A line that is not UTF-8
+    /// is a read failure, like an I/O error: the input is not text.
+    pub fn next_line(&mut self) -> Result<Option<String>, Failure> {
+        let mut buf = Vec::new();
+        if self.input.read_until(b'\n', &mut buf).map_err(stdin_failure)? == 0 {
+            return Ok(None);
+        }
+        self.lines_read += 1;
+        let mut line = String::from_utf8(buf).map_err(|_| {
+            let why = format!("line {} is not UTF-8", self.lines_read);
+            stdin_failure(io::Error::new(io::ErrorKind::InvalidData, why))
+        })?;
+        let len = line.trim_end_matches(['\n', '\r']).len();
+        line.truncate(len);
+        Ok(Some(line))
+    }
+
+    /// The whole of what is left.
+    pub fn rest(&mut self) -> Result<String, Failure> {
+        let mut text = String::new();
+        self.input.read_to_string(&mut text).map_err(stdin_failure)?;
+        Ok(text)
+    }
+}
+
+/// The text of a SHAPE argument: itself, or for `-` the first line of standard input.
+pub fn shape_text(arg: &str, stdin: &mut Stdin<'_>) -> Result<String, Failure> {
+    if arg != "-" {
+        return Ok(String::from(arg));
+    }
+    Ok(stdin.next_line()?.unwrap_or_default().trim().to_owned())
+}
+
+/// The name (for messages) and the text of a FILE argument; `-` is standard input.
+pub fn read_file(path: &Path, stdin: &mut Stdin<'_>) -> Result<(String, String), Failure> {
+    if path == Path::new("-") {
+        return Ok((String::from(STDIN), stdin.rest()?));
+    }
+    let name = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok((name, text)),
+        Err(error) => Err(Failure::Input { name, error }),
+    }
+}
+
+/// What `main` does at the end of a run: diagnostics on `err`, and the exit status.
+/// A closed output pipe is the reader saying it has seen enough: status 0, nothing said.
+pub fn finish(result: Result<u8, Failure>, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    // A failure to write a diagnostic has nowhere to be reported: the status still says it.
+    match result {
+        Ok(status) => status,
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(Failure::Output(e)) => {
+            let _ = writeln!(err, "xlayout: cannot write the output: {e}");
+            2
+        }
+        Err(Failure::Input { name, error }) => {
+            let _ = writeln!(err, "xlayout: cannot read {name}: {error}");
+            2
+        }
+        Err(Failure::Usage(e)) if !e.use_stderr() => {
+            // `--help`, `--version`: asked-for output, so it goes through the one writer.
+            let shown = e.render().to_string();
+            let mut out = Out::new(out);
+            let written = out.text(&shown).and_then(|()| out.flush());
+            finish(written.map(|()| 0), &mut io::sink(), err)
+        }
+        Err(Failure::Usage(e)) => {
+            let _ = write!(err, "{}", e.render());
+            2
+        }
+        Err(Failure::Shape { text, error }) => {
+            let _ = writeln!(err, "{}", error.render(&text));
+            1
+        }
+    }
+}
