@@ -68,9 +68,7 @@ pub fn map(plan: &Plan, leading: Option<&[usize]>) -> Result<String, Error> {
                 *cell = plan.offset(&index(r, c))?;
             }
         }
-        let per_tile =
-            plan.pad_reshape_transpose().levels.first().map(|l| l.tile.iter().product::<usize>());
-        draw(&mut out, &offsets, per_tile);
+        draw(&mut out, &offsets, memory_per_tile(plan));
         if shown_rows < rows || shown_cols < cols {
             let _ = writeln!(
                 out,
@@ -80,6 +78,19 @@ pub fn map(plan: &Plan, leading: Option<&[usize]>) -> Result<String, Error> {
     }
     padding(&mut out, plan);
     Ok(out)
+}
+
+/// The grid positions one first-level tile takes in memory: the grid divided among the
+/// first level's tiles. More than the tile's own elements when a nested tile pads it
+/// (`T(3)(2)` stores each 3-element tile in 4 positions).
+fn memory_per_tile(plan: &Plan) -> Option<usize> {
+    let level = plan.tile_levels().first()?;
+    let k = level.tile.len();
+    let outer = level.transpose.len() - k;
+    let tiles = level.transpose[..outer]
+        .iter()
+        .try_fold(1usize, |n, &axis| n.checked_mul(level.reshape_to[axis]))?;
+    plan.grid_len().checked_div(tiles)
 }
 
 /// The grid with `|` between horizontally neighbouring cells of different blocks and a `-`
