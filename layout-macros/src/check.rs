@@ -53,7 +53,20 @@ fn with_hint(e: &Error) -> String {
     format!("{}{hint}", e.message())
 }
 
+/// The most text one invocation may hold: 64 KiB, far beyond any shape XLA prints (a rank-8
+/// shape with three tile levels is under 100 bytes) and small enough that every check and
+/// the generated code stay cheap for rustc.
+pub const MAX_TEXT: usize = 64 << 10;
+
 pub fn check(source: &Source) -> Result<Checked, Failure> {
+    if source.text.len() > MAX_TEXT {
+        let message = format!(
+            "the shape text is {} bytes; `layout!` reads at most {MAX_TEXT} (its limit on \
+             input size; XLA's shapes are far smaller)",
+            source.text.len()
+        );
+        return Err(Failure { errors: source.error(None, &message), shape: None });
+    }
     let mut errors = Errors { source, all: None };
     let (shape, map) = match Shape::parse_with_source_map(&source.text) {
         Ok(parsed) => parsed,

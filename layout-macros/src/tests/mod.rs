@@ -118,3 +118,23 @@ fn figure_1_offset_is_the_closed_form() {
 }
 
 mod snapshots;
+
+/// The hostile-input issue's inputs to the macro: each is a compile error, found quickly and
+/// without deep recursion (a depth, rank or tile-level limit of the runtime parser, or the
+/// macro's limit on input size), never a crash of rustc.
+#[test]
+fn hostile_inputs_are_compile_errors() {
+    let cases = [
+        (format!("{}f32[]{}", "(".repeat(2000), ")".repeat(2000)), "nested more than 64 deep"),
+        (format!("f32[2]{{0:T{}}}", "(1)".repeat(20_000)), "more than 16 tile levels"),
+        (format!("f32[{}]", vec!["1"; 20_000].join(",")), "more than 256 dimensions"),
+        (format!("f32[{}]", "1".repeat(1 << 20)), "`layout!` reads at most 65536"),
+    ];
+    for (text, expected) in cases {
+        let start = std::time::Instant::now();
+        let out = expand(quote!(#text));
+        eprintln!("{expected}: {:?}", start.elapsed());
+        assert!(out.contains("compile_error"), "{}", &out[..out.len().min(300)]);
+        assert!(out.contains(expected), "{expected}: {}", &out[..out.len().min(300)]);
+    }
+}
