@@ -20,14 +20,17 @@
 mod decompose;
 mod general;
 mod kernel;
+mod packed;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod simd;
+mod weave;
 
 use alloc::format;
 use alloc::vec::Vec;
 
 use decompose::Block;
-use kernel::{Packed, Sink};
+use kernel::{Kernels, Sink, Whole};
+use packed::Packed;
 
 /// Destinations at least this large are written with non-temporal stores where the target
 /// has them: far larger than the caches, so the lines would be evicted unread anyway.
@@ -41,7 +44,7 @@ struct Blocks {
     copies: Vec<Block>,
     /// The destination's padding inside the grid.
     zeros: Vec<Block>,
-    /// Where the `L` tail starts, in elements.
+    /// Where the `L` tail starts, in elements (of the kernels' slices, or packed ones).
     tail: usize,
 }
 
@@ -54,7 +57,7 @@ enum Engine {
     /// blocks of bytes with `size` 1).
     Bytes { size: usize, blocks: Blocks },
     /// Strided blocks over packed 1-, 2- or 4-bit elements.
-    Packed { bits: usize, copies: Vec<Block>, zeros: Vec<Block> },
+    Packed { bits: usize, blocks: Blocks },
     /// Element by element (see `general`).
     General,
 }
@@ -176,7 +179,9 @@ impl RelayoutPlan {
         }
         if matches!(bits, 1 | 2 | 4) {
             return match decompose::blocks(from, to, 1) {
-                Some((copies, zeros)) => Engine::Packed { bits, copies, zeros },
+                Some((copies, zeros)) => {
+                    Engine::Packed { bits, blocks: Blocks { copies, zeros, tail: to.grid_len() } }
+                }
                 None => Engine::General,
             };
         }
@@ -257,48 +262,30 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+        self.execute(src, dst, Exec::Serial)
+    }
+
+    /// The one dispatch of [`RelayoutPlan::run`] and [`RelayoutPlan::run_parallel`].
+    fn execute(&self, src: &[u8], dst: &mut [u8], exec: Exec) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
+        let sink = self.sink(dst);
         match &self.engine {
             Engine::Zero => dst.fill(0),
             Engine::General => general::copy(&self.from, &self.to, src, dst),
-            Engine::Bytes { size, blocks } => bytes(*size, src, dst, blocks, self.sink(dst), false),
-            Engine::Packed { bits, copies, zeros } => match bits {
-                1 => self.packed(Packed::<1>, src, dst, copies, zeros, false),
-                2 => self.packed(Packed::<2>, src, dst, copies, zeros, false),
-                _ => self.packed(Packed::<4>, src, dst, copies, zeros, false),
+            Engine::Bytes { size, blocks } => match size {
+                1 => elements::<u8>(src, dst, blocks, sink, exec),
+                2 => elements::<u16>(src, dst, blocks, sink, exec),
+                4 => elements::<u32>(src, dst, blocks, sink, exec),
+                8 => elements::<u64>(src, dst, blocks, sink, exec),
+                _ => elements::<u128>(src, dst, blocks, sink, exec),
+            },
+            Engine::Packed { bits, blocks } => match bits {
+                1 => run_blocks(Packed::<1>, src, dst, blocks, sink, exec),
+                2 => run_blocks(Packed::<2>, src, dst, blocks, sink, exec),
+                _ => run_blocks(Packed::<4>, src, dst, blocks, sink, exec),
             },
         }
         Ok(())
-    }
-
-    /// The strided path over packed elements, padding and tail included.
-    fn packed<const B: usize>(
-        &self,
-        packed: Packed<B>,
-        src: &[u8],
-        dst: &mut [u8],
-        copies: &[Block],
-        zeros: &[Block],
-        parallel: bool,
-    ) {
-        let sink = self.sink(dst);
-        for b in copies {
-            #[cfg(feature = "rayon")]
-            if parallel {
-                parallel::copy_packed(packed, src, dst, b, sink);
-                continue;
-            }
-            let _ = parallel;
-            packed.copy_block(src, dst, b, 0, sink);
-        }
-        sink.finish();
-        for b in zeros {
-            packed.zero_block(dst, b);
-        }
-        // The `L` tail and the unused bits of the last byte.
-        let grid = self.to.grid_len();
-        let total = dst.len() * (8 / B);
-        packed.fill_zero(dst, grid, total - grid);
     }
 
     /// [`RelayoutPlan::run`] over typed slices: `T` must be exactly as wide as the stored
@@ -356,44 +343,48 @@ impl RelayoutPlan {
     /// ```
     #[cfg(feature = "rayon")]
     pub fn run_parallel(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
-        self.check(src.len(), dst.len())?;
-        match &self.engine {
-            Engine::Bytes { size, blocks } => bytes(*size, src, dst, blocks, self.sink(dst), true),
-            Engine::Packed { bits, copies, zeros } => match bits {
-                1 => self.packed(Packed::<1>, src, dst, copies, zeros, true),
-                2 => self.packed(Packed::<2>, src, dst, copies, zeros, true),
-                _ => self.packed(Packed::<4>, src, dst, copies, zeros, true),
-            },
-            Engine::Zero | Engine::General => return self.run(src, dst),
-        }
-        Ok(())
+        self.execute(src, dst, Exec::Parallel)
     }
 }
 
-/// The strided path over whole elements of `size` bytes.
-fn bytes(size: usize, src: &[u8], dst: &mut [u8], blocks: &Blocks, sink: Sink, parallel: bool) {
-    match size {
-        1 => elements::<u8>(src, dst, blocks, sink, parallel),
-        2 => elements::<u16>(src, dst, blocks, sink, parallel),
-        4 => elements::<u32>(src, dst, blocks, sink, parallel),
-        8 => elements::<u64>(src, dst, blocks, sink, parallel),
-        _ => elements::<u128>(src, dst, blocks, sink, parallel),
+/// Where the blocks run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exec {
+    /// On the calling thread.
+    Serial,
+    /// Large blocks cut between rayon's threads (see `parallel`), the rest on the calling
+    /// thread.
+    #[cfg(feature = "rayon")]
+    Parallel,
+}
+
+/// Runs `f(part, dst_part, origin)` over block `b`: the whole block on this thread, or, when
+/// `exec` is parallel and the block is worth it, parts of it on rayon's threads, each with
+/// the slice of `dst` it owns (`origin`: where that slice starts, in block elements; `unit`:
+/// block elements per slice element).
+fn run_block<T: Send>(
+    b: &Block,
+    dst: &mut [T],
+    unit: usize,
+    sink: Sink,
+    exec: Exec,
+    f: impl Fn(&Block, &mut [T], usize) + Sync,
+) {
+    match exec {
+        Exec::Serial => f(b, dst, 0),
+        #[cfg(feature = "rayon")]
+        Exec::Parallel => parallel::run_block(b, dst, unit, sink, f),
     }
+    let _ = (unit, sink);
 }
 
 /// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
 /// the same size (alignment 1: any buffer qualifies).
-fn elements<I: kernel::Elem>(
-    src: &[u8],
-    dst: &mut [u8],
-    blocks: &Blocks,
-    sink: Sink,
-    parallel: bool,
-) {
+fn elements<I: kernel::Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, sink: Sink, exec: Exec) {
     if let (Ok(s), Ok(d)) =
         (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
     {
-        return run_blocks(s, d, blocks, sink, parallel);
+        return run_blocks(Whole, s, d, blocks, sink, exec);
     }
     macro_rules! unaligned {
         ($($n:literal),*) => {
@@ -403,7 +394,7 @@ fn elements<I: kernel::Elem>(
                     // alignment-1 arrays cannot fail.
                     let s: &[[u8; $n]] = bytemuck::cast_slice(src);
                     let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
-                    run_blocks(s, d, blocks, sink, parallel)
+                    run_blocks(Whole, s, d, blocks, sink, exec)
                 })*
                 _ => {}
             }
@@ -412,28 +403,25 @@ fn elements<I: kernel::Elem>(
     unaligned!(1, 2, 4, 8, 16);
 }
 
-fn run_blocks<T: kernel::Elem>(
+/// The strided path: every copy block, then the destination's padding and tail.
+fn run_blocks<T: Send + Sync, K: Kernels<T>>(
+    k: K,
     src: &[T],
     dst: &mut [T],
     blocks: &Blocks,
     sink: Sink,
-    parallel: bool,
+    exec: Exec,
 ) {
     for b in &blocks.copies {
-        #[cfg(feature = "rayon")]
-        if parallel {
-            parallel::copy(src, dst, b, sink);
-            continue;
-        }
-        let _ = parallel;
-        kernel::copy_block(src, dst, b, 0, sink);
+        run_block(b, dst, K::PER_ITEM, sink, exec, |b, dst, origin| {
+            k.copy_block(src, dst, b, origin, sink);
+        });
     }
     sink.finish();
-    let zero = T::zeroed();
     for b in &blocks.zeros {
-        kernel::zero_block(dst, b, zero);
+        k.zero_block(dst, b);
     }
-    dst[blocks.tail..].fill(zero);
+    k.zero_tail(dst, blocks.tail);
 }
 
 #[cfg(feature = "rayon")]
@@ -443,7 +431,7 @@ mod parallel {
     use rayon::prelude::*;
 
     use super::decompose::Block;
-    use super::kernel::{self, Packed, Sink};
+    use super::kernel::Sink;
 
     /// Blocks smaller than this many elements are not worth a fork.
     const MIN_ELEMENTS: usize = 1 << 15;
@@ -481,30 +469,21 @@ mod parallel {
         Some(out)
     }
 
-    pub(super) fn copy<T: kernel::Elem>(src: &[T], dst: &mut [T], b: &Block, sink: Sink) {
-        match parts(b, dst, 1) {
+    /// [`super::run_block`] on all threads, where `b` can be cut.
+    pub(super) fn run_block<T: Send>(
+        b: &Block,
+        dst: &mut [T],
+        unit: usize,
+        sink: Sink,
+        f: impl Fn(&Block, &mut [T], usize) + Sync,
+    ) {
+        match parts(b, dst, unit) {
             Some(parts) => parts.into_par_iter().for_each(|(part, dst, origin)| {
-                kernel::copy_block(src, dst, &part, origin, sink);
+                f(&part, dst, origin);
                 // Each worker orders its own streamed stores before the join.
                 sink.finish();
             }),
-            None => kernel::copy_block(src, dst, b, 0, sink),
-        }
-    }
-
-    pub(super) fn copy_packed<const B: usize>(
-        packed: Packed<B>,
-        src: &[u8],
-        dst: &mut [u8],
-        b: &Block,
-        sink: Sink,
-    ) {
-        match parts(b, dst, 8 / B) {
-            Some(parts) => parts.into_par_iter().for_each(|(part, dst, origin)| {
-                packed.copy_block(src, dst, &part, origin, sink);
-                sink.finish();
-            }),
-            None => packed.copy_block(src, dst, b, 0, sink),
+            None => f(b, dst, 0),
         }
     }
 }

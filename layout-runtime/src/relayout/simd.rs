@@ -16,6 +16,8 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi8, _MM_HINT_T0,
 };
 
+use super::kernel::Transpose;
+
 type E4 = [u8; 4];
 
 /// Writes 16 bytes to `dst`: a non-temporal store when `stream` and `dst` starts on a 16-byte
@@ -26,8 +28,11 @@ fn put16(dst: &mut [u8; 16], v: __m128i, stream: bool) {
     // Checked here, not left to callers: a safe function must not fault on any input. The
     // callers already pass aligned chunks when streaming, so the branch always goes one way.
     if stream && dst.as_ptr() as usize % 16 == 0 {
-        // SAFETY: `dst` is 16 bytes, exclusively borrowed, so valid for a 16-byte write, and
-        // it starts on a 16-byte boundary (checked just above), as the instruction needs.
+        // SAFETY: `_mm_stream_si128` writes 16 bytes through a pointer that must be valid
+        // for writes and 16-byte aligned (it faults otherwise), and needs SSE2. The pointer
+        // comes from `dst`, a `&mut [u8; 16]`: valid for exactly 16 bytes of writes, not
+        // aliased while we hold it; its address was checked to be a multiple of 16 just
+        // above; SSE2 is enabled wherever this module is compiled (`cfg` on `mod simd`).
         unsafe { _mm_stream_si128(dst.as_mut_ptr().cast::<__m128i>(), v) }
     } else {
         *dst = bytemuck::cast(v);
@@ -57,7 +62,8 @@ pub(super) fn stream_copy(dst: &mut [u8], src: &[u8]) {
 /// another thread included): they are weakly ordered otherwise.
 #[allow(unused_unsafe)]
 pub(super) fn fence() {
-    // SAFETY: a store fence has no operands and no preconditions.
+    // SAFETY: `_mm_sfence` only needs SSE (part of SSE2, enabled wherever this module is
+    // compiled); it takes no operands and touches no memory, it only orders stores.
     unsafe { _mm_sfence() }
 }
 
@@ -71,8 +77,9 @@ fn load(s: &[E4]) -> __m128i {
 #[allow(unused_unsafe)]
 #[inline(always)]
 fn prefetch<T>(x: &T) {
-    // SAFETY: a prefetch is a hint that never faults and changes no memory; the address is
-    // that of a live reference.
+    // SAFETY: `_mm_prefetch` needs SSE (enabled wherever this module is compiled). It is a
+    // hint: it reads nothing into registers, writes nothing, and does not fault even on a
+    // bad address; the address here is anyway that of a live reference, so in bounds.
     unsafe { _mm_prefetch(core::ptr::from_ref(x).cast::<i8>(), _MM_HINT_T0) }
 }
 
@@ -80,8 +87,9 @@ fn prefetch<T>(x: &T) {
 #[allow(unused_unsafe)]
 #[inline(always)]
 fn t4(r: [__m128i; 4]) -> [__m128i; 4] {
-    // SAFETY: SSE2 is enabled (this module is compiled only then); unpacks read and write
-    // no memory.
+    // SAFETY: the intrinsics' only precondition is SSE2 support, and this module is
+    // compiled only for targets where SSE2 is enabled (`cfg` on `mod simd`). Unpacks take
+    // and return register values: no pointer, no memory access.
     unsafe {
         let ab01 = _mm_unpacklo_epi32(r[0], r[1]);
         let cd01 = _mm_unpacklo_epi32(r[2], r[3]);
@@ -96,59 +104,34 @@ fn t4(r: [__m128i; 4]) -> [__m128i; 4] {
     }
 }
 
-/// `dst[d + i + j·c] = src[s + i·a + j]` for 4-byte elements, `i < x`, `j < y`.
+/// `t` for 4-byte elements, in 4×4 tiles.
 ///
 /// Four destination rows are written at a time while the source is read four rows by four
 /// elements: of the orders measured (wider tiles, 16×16 blocks, i-outer, a buffered strip,
 /// streamed stores), the one that keeps the fewest destination lines live. Rows a
 /// power-of-two apart alias in the cache, so wider tiles thrash.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn transpose4(
-    src: &[E4],
-    s: usize,
-    a: usize,
-    dst: &mut [E4],
-    d: usize,
-    c: usize,
-    x: usize,
-    y: usize,
-) {
-    let (xb, yb) = (x - x % 4, y - y % 4);
-    for j0 in (0..yb).step_by(4) {
-        for i0 in (0..xb).step_by(4) {
-            let at = s + i0 * a + j0;
-            if j0 % 16 == 0 {
-                // Entering a new 64-byte line of these rows: fetch the next one early. The
-                // source is walked down its columns, a pattern hardware prefetchers miss.
-                for r in 0..4 {
-                    if let Some(next) = src.get(at + r * a + 16) {
-                        prefetch(next);
-                    }
+pub(super) fn transpose4(src: &[E4], dst: &mut [E4], t: Transpose) {
+    t.tiles::<E4, 4>(src, dst, |src, dst, p, j0| {
+        if j0 % 16 == 0 {
+            // Entering a new 64-byte line of these rows: fetch the next one early. The
+            // source is walked down its columns, a pattern hardware prefetchers miss.
+            for r in 0..4 {
+                if let Some(next) = src.get(p.s + r * p.a + 16) {
+                    prefetch(next);
                 }
             }
-            let rows = [
-                load(&src[at..]),
-                load(&src[at + a..]),
-                load(&src[at + 2 * a..]),
-                load(&src[at + 3 * a..]),
-            ];
-            let at = d + j0 * c + i0;
-            for (k, col) in t4(rows).into_iter().enumerate() {
-                let piece: &mut [E4; 4] = (&mut dst[at + k * c..][..4]).try_into().expect("4");
-                *piece = bytemuck::cast(col);
-            }
         }
-        for j in j0..j0 + 4 {
-            for i in xb..x {
-                dst[d + j * c + i] = src[s + i * a + j];
-            }
+        let rows = [
+            load(&src[p.s..]),
+            load(&src[p.s + p.a..]),
+            load(&src[p.s + 2 * p.a..]),
+            load(&src[p.s + 3 * p.a..]),
+        ];
+        for (k, col) in t4(rows).into_iter().enumerate() {
+            let piece: &mut [E4; 4] = (&mut dst[p.d + k * p.c..][..4]).try_into().expect("4");
+            *piece = bytemuck::cast(col);
         }
-    }
-    for j in yb..y {
-        for i in 0..x {
-            dst[d + j * c + i] = src[s + i * a + j];
-        }
-    }
+    });
 }
 
 #[inline(always)]
@@ -181,8 +164,9 @@ pub(super) fn interleave_u8x4(rows: [&[u8]; 4], out: &mut [u8], stream: bool) ->
             load16(&rows[2][at..]),
             load16(&rows[3][at..]),
         ];
-        // SAFETY: SSE2 is enabled (this module is compiled only then); unpacks touch no
-        // memory.
+        // SAFETY: the intrinsics' only precondition is SSE2 support, and this module is
+        // compiled only for targets where SSE2 is enabled. Unpacks take and return register
+        // values: no pointer, no memory access.
         let v = unsafe {
             let (a, b) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
             let (c, d) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
@@ -206,7 +190,8 @@ pub(super) fn interleave_u16x2(rows: [&[u8]; 2], out: &mut [u8], stream: bool) -
     let stream = stream && out.as_ptr() as usize % 16 == 0;
     for (j, o) in out[..4 * n].chunks_exact_mut(32).enumerate() {
         let r = [load16(&rows[0][16 * j..]), load16(&rows[1][16 * j..])];
-        // SAFETY: as above.
+        // SAFETY: the unpacks need SSE2, enabled wherever this module is compiled; they
+        // compute on register values and touch no memory.
         let v = unsafe { [_mm_unpacklo_epi16(r[0], r[1]), _mm_unpackhi_epi16(r[0], r[1])] };
         put_all(o, v, stream);
     }
@@ -225,7 +210,8 @@ pub(super) fn deinterleave_u16x2(words: &[u8], rows: [&mut [u8]; 2]) -> usize {
     let pieces = r0[..2 * n].chunks_exact_mut(16).zip(r1[..2 * n].chunks_exact_mut(16));
     for (j, (o0, o1)) in pieces.enumerate() {
         let (v0, v1) = (load16(&words[32 * j..]), load16(&words[32 * j + 16..]));
-        // SAFETY: as above.
+        // SAFETY: shifts and packs need SSE2, enabled wherever this module is compiled;
+        // they compute on register values and touch no memory.
         let (even, odd) = unsafe {
             let low = |v| _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
             (
@@ -272,8 +258,9 @@ pub(super) fn spread_nibbles8(
             load16(&rows[6][at..]),
             load16(&rows[7][at..]),
         ];
-        // SAFETY: SSE2 is enabled (this module is compiled only then); every intrinsic
-        // here computes on values and touches no memory.
+        // SAFETY: every intrinsic here (and, or, shifts, set1, unpacks) needs SSE2 only,
+        // enabled wherever this module is compiled; they compute on register values and
+        // touch no memory.
         let words: [__m128i; 8] = unsafe {
             let nib = _mm_set1_epi8(0x0F);
             let lo = |x: __m128i, y: __m128i| {
@@ -331,6 +318,9 @@ pub(super) fn spread_nibbles8(
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
     use super::*;
 
     #[test]
@@ -343,6 +333,42 @@ mod tests {
                 fence();
                 assert_eq!(dst[offset..offset + len], src[..len], "offset {offset} len {len}");
                 assert!(dst[..offset].iter().chain(&dst[offset + len..]).all(|&b| b == 0));
+            }
+        }
+    }
+
+    /// The boundary of `put16`'s non-temporal store: it needs a 16-byte aligned address, so
+    /// a request to stream to any other address must become a plain store.
+    #[test]
+    fn put16_streams_only_to_aligned_addresses() {
+        let v: [u8; 16] = core::array::from_fn(|i| i as u8 + 1);
+        let mut buf = [0u8; 48];
+        let mut aligned = 0;
+        for at in 0..32 {
+            buf.fill(0);
+            let out: &mut [u8; 16] = (&mut buf[at..at + 16]).try_into().unwrap();
+            aligned += usize::from(out.as_ptr() as usize % 16 == 0);
+            put16(out, bytemuck::cast(v), true);
+            fence();
+            assert_eq!(buf[at..at + 16], v, "offset {at}");
+            assert!(buf[..at].iter().chain(&buf[at + 16..]).all(|&x| x == 0));
+        }
+        assert_eq!(aligned, 2); // both ways taken: two aligned starts, thirty others
+    }
+
+    /// The boundary of the transpose's prefetch: it asks for the line one 64-byte step
+    /// ahead in each source row, and must not form a reference past the source's end (the
+    /// last tiles of a buffer whose rows end there).
+    #[test]
+    fn transpose4_prefetches_only_inside_the_source() {
+        for (x, y) in [(4, 16), (4, 20), (8, 33), (5, 4)] {
+            let src: Vec<E4> = (0..x * y).map(|k| (k as u32).to_le_bytes()).collect();
+            let mut dst = vec![[0u8; 4]; x * y];
+            transpose4(&src, &mut dst, Transpose { s: 0, a: y, d: 0, c: x, x, y });
+            for i in 0..x {
+                for j in 0..y {
+                    assert_eq!(dst[i + j * x], src[i * y + j], "{x}x{y} at ({i}, {j})");
+                }
             }
         }
     }

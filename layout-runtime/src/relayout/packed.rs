@@ -1,0 +1,198 @@
+//! The loops over packed 1-, 2- and 4-bit elements: runs of whole bytes where both sides
+//! start on the same bit, the regrouping of rows into `(k,1)` column groups a byte of each
+//! row at a time, and element by element for the rest.
+
+use super::decompose::{Block, Inner};
+use super::kernel::{walk, Kernels, Sink, Transpose};
+
+/// Packed elements of `B` ∈ {1, 2, 4} bits: none crosses a byte. `B` is a constant so that
+/// every division by the elements per byte is a shift.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Packed<const B: usize>;
+
+impl<const B: usize> Packed<B> {
+    fn per_byte(self) -> usize {
+        8 / B
+    }
+
+    fn mask(self) -> u8 {
+        (1u8 << B) - 1
+    }
+
+    #[inline]
+    fn get(self, buf: &[u8], k: usize) -> u8 {
+        let bit = k * B;
+        (buf[bit / 8] >> (bit % 8)) & self.mask()
+    }
+
+    #[inline]
+    fn set(self, buf: &mut [u8], k: usize, v: u8) {
+        let bit = k * B;
+        let byte = &mut buf[bit / 8];
+        let m = self.mask() << (bit % 8);
+        *byte = (*byte & !m) | ((v << (bit % 8)) & m);
+    }
+
+    /// Copies `n` elements contiguous on both sides: whole bytes when both start at the
+    /// same bit, element by element otherwise.
+    fn run(self, src: &[u8], s: usize, dst: &mut [u8], d: usize, n: usize) {
+        let g = self.per_byte();
+        if s % g != d % g {
+            for i in 0..n {
+                self.set(dst, d + i, self.get(src, s + i));
+            }
+            return;
+        }
+        let head = ((g - s % g) % g).min(n);
+        for i in 0..head {
+            self.set(dst, d + i, self.get(src, s + i));
+        }
+        let (s, d, n) = (s + head, d + head, n - head);
+        let whole = n / g;
+        dst[d / g..d / g + whole].copy_from_slice(&src[s / g..s / g + whole]);
+        for i in whole * g..n {
+            self.set(dst, d + i, self.get(src, s + i));
+        }
+    }
+
+    fn fill_zero(self, dst: &mut [u8], d: usize, n: usize) {
+        let g = self.per_byte();
+        let head = ((g - d % g) % g).min(n);
+        for i in 0..head {
+            self.set(dst, d + i, 0);
+        }
+        let (d, n) = (d + head, n - head);
+        let whole = n / g;
+        dst[d / g..d / g + whole].fill(0);
+        for i in whole * g..n {
+            self.set(dst, d + i, 0);
+        }
+    }
+
+    /// Element by element.
+    fn scalar(self, src: &[u8], dst: &mut [u8], t: Transpose) {
+        t.each(|s, d| self.set(dst, d, self.get(src, s)));
+    }
+
+    /// `t` when every row starts on a byte and a group of `x` elements (`c == x`) is whole
+    /// bytes: rows move a byte (`8/B` elements) at a time.
+    #[inline]
+    fn spread(self, src: &[u8], dst: &mut [u8], t: Transpose, sink: Sink) {
+        let g = self.per_byte();
+        let bytes = t.y / g;
+        let rows_at = |r: usize| (t.s + r * t.a) / g;
+        let out = &mut dst[t.d / g..][..bytes * g * (t.x * B / 8)];
+        match (B, t.x) {
+            (4, 8) => {
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                let done = {
+                    let rows = core::array::from_fn(|r| &src[rows_at(r)..][..bytes]);
+                    super::simd::spread_nibbles8(rows, out, bytes, sink.stream)
+                };
+                #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+                let (done, _) = (0, sink);
+                spread(4, 8, src, |r| rows_at(r) + done, &mut out[done * 8..], bytes - done);
+            }
+            (4, 2) => spread(4, 2, src, rows_at, out, bytes),
+            (4, 4) => spread(4, 4, src, rows_at, out, bytes),
+            (2, 4) => spread(2, 4, src, rows_at, out, bytes),
+            (2, 8) => spread(2, 8, src, rows_at, out, bytes),
+            (1, 8) => spread(1, 8, src, rows_at, out, bytes),
+            _ => spread(B, t.x, src, rows_at, out, bytes),
+        }
+        self.scalar(src, dst, t.part(0, bytes * g, t.x, t.y - bytes * g));
+    }
+}
+
+impl<const B: usize> Kernels<u8> for Packed<B> {
+    const PER_ITEM: usize = 8 / B;
+
+    fn copy_block(self, src: &[u8], dst: &mut [u8], b: &Block, dst_origin: usize, sink: Sink) {
+        let d0 = b.dst - dst_origin;
+        match b.inner {
+            Inner::Point => {
+                walk(&b.outer, b.src, d0, &mut |s, d| self.set(dst, d, self.get(src, s)))
+            }
+            Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| self.run(src, s, dst, d, n)),
+            Inner::Strided { n, src: ss, dst: ds } => walk(&b.outer, b.src, d0, &mut |s, d| {
+                for i in 0..n {
+                    self.set(dst, d + i * ds, self.get(src, s + i * ss));
+                }
+            }),
+            Inner::Transpose { x, a, y, c } => {
+                let g = self.per_byte();
+                // Whole bytes everywhere (every row starts on a byte, a group of `x` elements
+                // is whole bytes), checked once for the block rather than per call.
+                let whole = c == x
+                    && (x * B) % 8 == 0
+                    && x * B <= 64
+                    && a % g == 0
+                    && b.src % g == 0
+                    && d0 % g == 0
+                    && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0);
+                let t = Transpose { s: 0, a, d: 0, c, x, y };
+                if whole {
+                    walk(&b.outer, b.src, d0, &mut |s, d| {
+                        self.spread(src, dst, Transpose { s, d, ..t }, sink);
+                    });
+                } else {
+                    walk(&b.outer, b.src, d0, &mut |s, d| {
+                        self.scalar(src, dst, Transpose { s, d, ..t });
+                    });
+                }
+            }
+        }
+    }
+
+    fn zero_block(self, dst: &mut [u8], b: &Block) {
+        walk(&b.outer, 0, b.dst, &mut |_, d| match b.inner {
+            Inner::Point => self.set(dst, d, 0),
+            Inner::Run(n) => self.fill_zero(dst, d, n),
+            Inner::Strided { n, dst: ds, .. } => {
+                for i in 0..n {
+                    self.set(dst, d + i * ds, 0);
+                }
+            }
+            Inner::Transpose { x, y, c, .. } => {
+                for j in 0..y {
+                    self.fill_zero(dst, d + j * c, x);
+                }
+            }
+        });
+    }
+
+    fn zero_tail(self, dst: &mut [u8], from: usize) {
+        // The `L` tail and the unused bits of the last byte.
+        self.fill_zero(dst, from, dst.len() * (8 / B) - from);
+    }
+}
+
+/// Interleaves `k` rows of packed `bits`-bit elements (`k · bits` a multiple of 8, at most
+/// 64): each source byte holds `8/bits` consecutive elements of one row; each output group
+/// of `k·bits` bits holds one element of every row. A byte of each row in, `8/bits` groups
+/// out. Inlined, so that the callers' literal widths make every loop bound a constant.
+#[inline(always)]
+fn spread(
+    bits: usize,
+    k: usize,
+    src: &[u8],
+    row_at: impl Fn(usize) -> usize,
+    out: &mut [u8],
+    bytes: usize,
+) {
+    let g = 8 / bits;
+    let w = k * bits / 8;
+    let mask = (1u64 << bits) - 1;
+    for (j, o) in out.chunks_exact_mut(g * w).enumerate().take(bytes) {
+        let mut words = [0u64; 8];
+        for r in 0..k {
+            let v = u64::from(src[row_at(r) + j]);
+            for (t, word) in words.iter_mut().enumerate().take(g) {
+                *word |= ((v >> (bits * t)) & mask) << (bits * r);
+            }
+        }
+        for (t, o) in o.chunks_exact_mut(w).enumerate() {
+            o.copy_from_slice(&words[t].to_le_bytes()[..w]);
+        }
+    }
+}
