@@ -2,9 +2,9 @@
 //! in two steps around its result shape (which layout-runtime's parser reads): the head
 //! (`ROOT`, name, where the shape starts) and the tail (opcode, operands, attributes).
 
-use super::lex::{
-    find_top_level, is_name_byte, keyword, matching_close, split_name, split_top_level,
-};
+use std::ops::ControlFlow;
+
+use super::lex::{is_name_byte, keyword, matching_close, split_name, split_top_level, walk, Event};
 use super::metadata::Metadata;
 
 /// The part before the result shape.
@@ -15,6 +15,8 @@ pub(crate) struct Head<'t> {
     pub shape_at: usize,
     /// The shape as written: up to the first blank outside brackets, strings and comments.
     pub shape_text: &'t str,
+    /// How deep its brackets nest.
+    pub nesting: usize,
 }
 
 /// Reads `[ROOT] name =` and finds the extent of the shape text.
@@ -24,8 +26,18 @@ pub(crate) fn head(text: &str) -> Option<Head<'_>> {
     let value = after.strip_prefix('=')?;
     let value = value.trim_start();
     let shape_at = text.len() - value.len();
-    let len = find_top_level(value, |b| b.is_ascii_whitespace()).unwrap_or(value.len());
-    Some(Head { is_root: keyword == Some("ROOT"), name, shape_at, shape_text: &value[..len] })
+    let mut nesting = 0;
+    let len = walk(value, |_, e, depth| match e {
+        Event::Byte(b) if depth == 0 && b.is_ascii_whitespace() => ControlFlow::Break(()),
+        Event::Byte(b'(' | b'[' | b'{') => {
+            nesting = nesting.max(depth + 1);
+            ControlFlow::Continue(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .unwrap_or(value.len());
+    let shape_text = &value[..len];
+    Some(Head { is_root: keyword == Some("ROOT"), name, shape_at, shape_text, nesting })
 }
 
 /// The part after the result shape.
@@ -146,6 +158,7 @@ mod tests {
         let h = head("ROOT %t.1   =   (f32[2]{0}, /*index=1*/ s32[]) tuple(%a, %b)").unwrap();
         assert!(h.is_root);
         assert_eq!((h.name, h.shape_text), ("t.1", "(f32[2]{0}, /*index=1*/ s32[])"));
+        assert_eq!(h.nesting, 2);
         let h = head("x=f32[]constant(1)").unwrap();
         assert_eq!((h.name, h.shape_text, h.shape_at), ("x", "f32[]constant(1)", 2));
         assert!(head("= f32[]").is_none());

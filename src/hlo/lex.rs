@@ -423,15 +423,6 @@ pub(crate) fn walk(
     None
 }
 
-/// The offset of the first byte at bracket depth 0 (outside strings and comments) for
-/// which `stop` holds.
-pub(crate) fn find_top_level(s: &str, stop: impl Fn(u8) -> bool) -> Option<usize> {
-    walk(s, |_, e, depth| match e {
-        Event::Byte(b) if depth == 0 && stop(b) => ControlFlow::Break(()),
-        _ => ControlFlow::Continue(()),
-    })
-}
-
 /// The offset of the bracket closing the one `s` starts with.
 pub(crate) fn matching_close(s: &str) -> Option<usize> {
     let mut first = true;
@@ -523,7 +514,6 @@ mod tests {
 
     #[test]
     fn top_level_helpers() {
-        assert_eq!(find_top_level("(f32[2], /*index=1*/ s32[]) add(x)", |b| b == b' '), Some(27));
         assert_eq!(matching_close("(a, (b), \")\", c) rest"), Some(15));
         assert_eq!(matching_close("(a, (b"), None);
         assert_eq!(

@@ -145,6 +145,10 @@ pub struct Module<'t> {
     by_name: HashMap<&'t str, usize>,
 }
 
+/// Brackets in a result shape nest at most this deep (tuples nested some 60 levels): the
+/// parser recurses once per level, so hostile nesting must not reach it.
+const MAX_NESTING: usize = 64;
+
 /// A shape read once: its id, or the diagnostic message and column offset of its error.
 type Cached = Result<ShapeId, (String, usize)>;
 
@@ -211,10 +215,13 @@ impl<'t> Module<'t> {
 
     /// XLA's call contexts, from the roots (computations nobody calls) along the calls.
     fn call_graph(&mut self) {
-        let mut callees: Vec<Vec<(usize, bool)>> = vec![Vec::new(); self.computations.len()];
-        let mut called = vec![false; self.computations.len()];
+        // Node n is computation n; the last node stands for the instructions outside any
+        // computation (a snippet), which run as a root does.
+        let n = self.computations.len();
+        let mut callees: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n + 1];
+        let mut called = vec![false; n + 1];
         for ins in &self.instructions {
-            let Some(from) = ins.computation else { continue };
+            let from = ins.computation.unwrap_or(n);
             // XLA's GetInstructionCallContext: these opcodes run their computations as
             // steps of the program; every other caller inlines them.
             let embedded = !matches!(
@@ -229,7 +236,7 @@ impl<'t> Module<'t> {
             }
         }
         // Each computation's context changes at most twice (unset -> one -> Both).
-        let mut context: Vec<Option<CallContext>> = vec![None; self.computations.len()];
+        let mut context: Vec<Option<CallContext>> = vec![None; n + 1];
         let mut work: Vec<usize> = Vec::new();
         for (i, c) in called.iter().enumerate() {
             if !c {
@@ -409,7 +416,24 @@ impl<'t> Builder<'t> {
                 format!("unreadable line: {}", quote(s.text)),
             );
         };
-        let (shape, shape_len) = self.shape(&s, head.shape_at, head.shape_text);
+        let (shape, shape_len) = if head.nesting > MAX_NESTING {
+            let (line, column) = s.position(head.shape_at);
+            self.m.diagnostics.push(
+                Diagnostic::new(
+                    line,
+                    DiagnosticKind::InvalidShape,
+                    format!(
+                        "the result shape's brackets nest {} deep; shapes nested deeper than \
+                         {MAX_NESTING} are not read",
+                        head.nesting
+                    ),
+                )
+                .at_column(column),
+            );
+            (None, head.shape_text.len())
+        } else {
+            self.shape(&s, head.shape_at, head.shape_text)
+        };
         let rest = &s.text[head.shape_at + shape_len..];
         let tail = match instruction::tail(rest) {
             Ok(t) => t,

@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(r(6_442_450_944, 50_331_648), "128");
         assert_eq!(r(12_345, 1), "12300"); // 1.23e4, integer digits kept
         assert_eq!(r(9995, 1000), "10.0"); // rounds up into the next decade
-        assert_eq!(r(999_5, 10), "1000");
+        assert_eq!(r(9_995, 10), "1000");
         assert_eq!(r(1, 1000), "0.00100");
         assert_eq!(r(1, u64::MAX), "0.0000000000000000000542");
         assert_eq!(r(u64::MAX, 1), "18400000000000000000");
