@@ -2,9 +2,9 @@
 //! `ShapeUtil::ArraySize`), the data in it, the padding and why, the layout that would pad
 //! least; and which instructions own memory.
 //!
-//! Every size comes from layout-runtime: [`ArrayShape::byte_size`] (ArraySize),
-//! [`ArrayShape::byte_size_of`] (ByteSizeOf) and [`ArrayShape::array_size_walk`] (which
-//! dimension ArraySize rounds, and to what).
+//! Every size comes from layout-runtime's checked array: [`CheckedArray::byte_size`](crate::CheckedArray::byte_size)
+//! (ArraySize), [`CheckedArray::byte_size_of`](crate::CheckedArray::byte_size_of) (ByteSizeOf) and
+//! [`CheckedArray::array_size_walk`](crate::CheckedArray::array_size_walk) (which dimension ArraySize rounds, and to what).
 
 use std::fmt;
 
@@ -240,7 +240,8 @@ pub const MODULE_CANDIDATE_BUDGET: u64 = 2_000_000;
 /// # Ok::<(), String>(())
 /// ```
 pub fn best_layout(a: &ArrayShape, budget: &mut u64) -> Result<Option<BestLayout>, String> {
-    let (Ok(size), Ok(walk)) = (a.byte_size(), a.array_size_walk()) else {
+    let Ok((size, walk)) = a.check().and_then(|c| Ok((c.byte_size()?, c.array_size_walk()?)))
+    else {
         return Ok(None);
     };
     if walk.dims.iter().all(|d| d.padded == d.size) {
@@ -396,15 +397,15 @@ impl Leaf {
             }
             Some(plain)
         };
-        let sizes = a.byte_size().and_then(|array| {
-            let data = a.byte_size_of()?;
+        // One check of the shape; every size and the walk come from the checked array.
+        let sizes = a.check().and_then(|c| {
             let plain = match &natural {
-                Some(p) => p.byte_size_of()?,
-                None => data,
+                Some(p) => p.check()?.byte_size_of()?,
+                None => c.byte_size_of()?,
             };
-            Ok((array, data, plain))
+            Ok((c.byte_size()?, c.byte_size_of()?, plain, c.array_size_walk()?))
         });
-        let (array, data, plain) = match sizes {
+        let (array, data, plain, walk) = match sizes {
             Ok(s) => s,
             Err(e) => {
                 leaf.sizes = None;
@@ -419,21 +420,15 @@ impl Leaf {
             tiling_padding_bytes: array.saturating_sub(data),
             widening_bytes: data - logical,
         });
-        if let Ok(walk) = a.array_size_walk() {
-            for d in walk.dims.iter().filter(|d| d.padded != d.size) {
-                leaf.causes.push(Cause::Dim {
-                    dimension: d.dimension,
-                    size: d.size,
-                    padded: d.padded,
-                });
-            }
-            if walk.aligned_count != walk.element_count {
-                leaf.causes.push(Cause::Alignment {
-                    multiple: layout.tail_padding_alignment_in_elements as u64,
-                    elements: walk.element_count,
-                    aligned: walk.aligned_count,
-                });
-            }
+        for d in walk.dims.iter().filter(|d| d.padded != d.size) {
+            leaf.causes.push(Cause::Dim { dimension: d.dimension, size: d.size, padded: d.padded });
+        }
+        if walk.aligned_count != walk.element_count {
+            leaf.causes.push(Cause::Alignment {
+                multiple: layout.tail_padding_alignment_in_elements as u64,
+                elements: walk.element_count,
+                aligned: walk.aligned_count,
+            });
         }
         if data > logical {
             let bits = 8 * u64::from(a.element_type.byte_width());
