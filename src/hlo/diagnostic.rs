@@ -60,6 +60,12 @@ impl Diagnostic {
         self.column = Some(column);
         self
     }
+
+    /// The order diagnostics are listed in: by line; on one line bytes that are not UTF-8
+    /// first (they explain what follows), then by column.
+    pub(crate) fn order(&self) -> (usize, bool, Option<usize>) {
+        (self.line, self.kind != DiagnosticKind::NotUtf8, self.column)
+    }
 }
 
 /// `line: message` or `line:column: message`, for `file:` to be put in front.

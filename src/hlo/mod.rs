@@ -40,6 +40,7 @@
 mod buffer;
 mod decode;
 mod diagnostic;
+mod dump;
 mod instruction;
 mod lex;
 mod metadata;
@@ -53,6 +54,7 @@ pub use buffer::{
 };
 pub use decode::decode;
 pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use dump::{module_files, Stage};
 pub use instruction::Called;
 pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
 pub use module::{CallContext, Computation, Instruction, Module, ShapeId};

@@ -173,9 +173,25 @@ impl<'t> Module<'t> {
         }
         m.lines = statements.lines_read();
         m.diagnostics.append(&mut statements.diagnostics);
-        m.diagnostics.sort_by_key(|d| (d.line, d.column));
+        m.diagnostics.sort_by_key(Diagnostic::order);
         m.call_graph();
         m
+    }
+
+    /// Adds problems found before parsing (those of [`decode`](super::decode)), keeping
+    /// the diagnostics in line order.
+    ///
+    /// ```
+    /// use xlayout::hlo::{decode, Module};
+    /// let (text, problems) = decode(b"%a = f32[2]{0} parameter(0)\n\xff\n");
+    /// let mut m = Module::parse(&text);
+    /// m.add_diagnostics(problems);
+    /// let lines: Vec<_> = m.diagnostics.iter().map(|d| d.line).collect();
+    /// assert_eq!(lines, [2, 2]); // not UTF-8, and then not HLO either
+    /// ```
+    pub fn add_diagnostics(&mut self, mut problems: Vec<Diagnostic>) {
+        self.diagnostics.append(&mut problems);
+        self.diagnostics.sort_by_key(Diagnostic::order);
     }
 
     /// The computation called `name` (without `%`).

@@ -391,6 +391,28 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
         Report { analysis, options, totals, top_allocated, top_padding, top_expansion, groups }
     }
 
+    /// The owning instructions whose owned bytes expand more than `num / den` times
+    /// (exactly: `array × den > num × logical`), in file order.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
+    /// let m = Module::parse("%a = f32[10]{0:T(128)} parameter(0)\n%b = f32[100]{0:T(128)} parameter(1)\n");
+    /// let a = Analysis::new(&m);
+    /// let r = Report::new(&a, ReportOptions::default());
+    /// assert_eq!(r.expanding_more_than(128, 100), [0]); // 12.8x; 1.28x is not above 1.28
+    /// ```
+    pub fn expanding_more_than(&self, num: u128, den: u128) -> Vec<usize> {
+        let a = self.analysis;
+        (0..a.buffers.len())
+            .filter(|&i| {
+                let o = &a.buffers[i].owned;
+                a.buffers[i].ownership.owns()
+                    && u128::from(o.array_bytes).saturating_mul(den)
+                        > u128::from(o.logical_bytes).saturating_mul(num)
+            })
+            .collect()
+    }
+
     /// The module's diagnostics.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.analysis.module.diagnostics
