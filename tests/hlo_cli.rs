@@ -338,3 +338,21 @@ fn a_closed_pipe_ends_a_long_listing_quietly() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// The README's worked example is what the command prints.
+#[test]
+fn the_readme_example_is_the_real_output() {
+    let readme = include_str!("../README.md");
+    let command = "$ xlayout hlo --format table --top 3 tests/data/hlo/tpu_train_step.txt\n";
+    let start = readme.find(command).expect("the README shows the table") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let r = xlayout(&["--format", "table", "--top", "3", "tests/data/hlo/tpu_train_step.txt"], b"");
+    assert_eq!(shown, r.stdout);
+    // And the JSON excerpt is `.files[0].top.padding[0]`.
+    let start = readme.find("```json\n").unwrap() + 8;
+    let shown: serde_json::Value =
+        serde_json::from_str(&readme[start..start + readme[start..].find("```").unwrap()]).unwrap();
+    let r = xlayout(&["--format", "json", "tests/data/hlo/tpu_train_step.txt"], b"");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(shown, v["files"][0]["top"]["padding"][0]);
+}

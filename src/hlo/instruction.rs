@@ -4,7 +4,10 @@
 
 use std::ops::ControlFlow;
 
-use super::lex::{is_name_byte, keyword, matching_close, split_name, split_top_level, walk, Event};
+use super::lex::{
+    is_name_byte, keyword, matching_close, split_name, split_top_level, walk, Event,
+    BRACKETS_AND_BLANKS,
+};
 use super::metadata::Metadata;
 
 /// The part before the result shape.
@@ -27,7 +30,7 @@ pub(crate) fn head(text: &str) -> Option<Head<'_>> {
     let value = value.trim_start();
     let shape_at = text.len() - value.len();
     let mut nesting = 0;
-    let len = walk(value, |_, e, depth| match e {
+    let len = walk(value, &BRACKETS_AND_BLANKS, |_, e, depth| match e {
         Event::Byte(b) if depth == 0 && b.is_ascii_whitespace() => ControlFlow::Break(()),
         Event::Byte(b'(' | b'[' | b'{') => {
             nesting = nesting.max(depth + 1);
@@ -67,18 +70,22 @@ pub struct Called<'t> {
     pub computation: &'t str,
 }
 
-/// The attributes whose values name computations.
-const CALL_ATTRIBUTES: [&str; 9] = [
-    "calls",
-    "to_apply",
-    "condition",
-    "body",
-    "branch_computations",
-    "true_computation",
-    "false_computation",
-    "called_computations",
-    "select",
-];
+/// Whether attribute `key` of an `opcode` instruction names computations.
+fn is_call_attribute(key: &str, opcode: &str) -> bool {
+    match key {
+        "calls"
+        | "to_apply"
+        | "condition"
+        | "body"
+        | "branch_computations"
+        | "true_computation"
+        | "false_computation"
+        | "called_computations"
+        | "select" => true,
+        "scatter" => opcode == "select-and-scatter",
+        _ => false,
+    }
+}
 
 /// Reads `opcode(operands), attributes` (`rest` starts after the shape). `Err` says what
 /// is missing.
@@ -116,9 +123,7 @@ pub(crate) fn tail(rest: &str) -> Result<Tail<'_>, &'static str> {
         let value = value.trim();
         if key == "metadata" {
             t.metadata = Metadata::parse(value);
-        } else if CALL_ATTRIBUTES.contains(&key)
-            || (key == "scatter" && opcode == "select-and-scatter")
-        {
+        } else if is_call_attribute(key, opcode) {
             let names = match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
                 Some(inner) => split_top_level(inner),
                 None => vec![value],

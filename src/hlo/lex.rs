@@ -312,51 +312,77 @@ pub(crate) struct Scan {
 
 /// Counts brackets on one line into `depth` (never below 0), skipping strings and comments.
 pub(crate) fn scan_line(t: &str, depth: &mut usize) -> Scan {
-    let mut last = None;
     let mut unterminated = None;
-    let _ = walk(t, |at, b, _| {
-        if let Event::Open(what) = b {
-            unterminated = Some((at, what));
-            return ControlFlow::Continue(());
-        }
-        let Event::Byte(b) = b else { return ControlFlow::Continue(()) };
-        match b {
-            b'(' | b'[' | b'{' => *depth += 1,
-            b')' | b']' | b'}' => *depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if !b.is_ascii_whitespace() {
-            last = Some(b);
+    let mut end = t.len();
+    let _ = walk(t, &BRACKETS, |at, e, _| {
+        match e {
+            Event::Open(what) => unterminated = Some((at, what)),
+            Event::LineComment => end = at,
+            Event::Byte(b'(' | b'[' | b'{') => *depth += 1,
+            Event::Byte(_) => *depth = depth.saturating_sub(1),
         }
         ControlFlow::Continue(())
     });
+    // A line that leaves a string or comment open ends inside it: no last byte of its own.
+    let last = if unterminated.is_some() { None } else { t[..end].trim_end().bytes().last() };
     Scan { last, unterminated }
 }
 
 /// What [`walk`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Event {
-    /// A byte outside strings and comments.
+    /// A byte of interest outside strings and comments.
     Byte(u8),
     /// A string (`"string"`) or comment (`"comment"`) that its line does not close.
     Open(&'static str),
+    /// A `//` comment starts (it runs to the end of its line).
+    LineComment,
 }
 
-/// Calls `f(offset, event, depth)` for every byte of `s` outside `"strings"` (with `\`
-/// escapes) and `/* comments */` and `// comments`, with the bracket depth outside the
-/// byte (an opening bracket gets the depth before it, a closing one the depth after it),
-/// until `f` breaks. Strings and comments end with their line at the latest. Returns the
-/// offset `f` broke at.
+/// Bytes [`walk`] stops at: those it handles itself (`"`, `/`), brackets, and `extra`.
+const fn interest(extra: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let always = b"\"/()[]{}";
+    let mut i = 0;
+    while i < always.len() {
+        t[always[i] as usize] = true;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < extra.len() {
+        t[extra[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+/// Brackets only.
+pub(crate) const BRACKETS: [bool; 256] = interest(b"");
+/// Brackets and blanks.
+pub(crate) const BRACKETS_AND_BLANKS: [bool; 256] = interest(b" \t\n\r");
+/// Brackets and commas.
+pub(crate) const BRACKETS_AND_COMMAS: [bool; 256] = interest(b",");
+
+/// Calls `f(offset, event, depth)` for every bracket of `s`, and every byte `interest`
+/// marks, outside `"strings"` (with `\` escapes), `/* comments */` and `// comments`, with
+/// the bracket depth outside the byte (an opening bracket gets the depth before it, a
+/// closing one the depth after it), until `f` breaks. Strings and comments end with their
+/// line at the latest. Returns the offset `f` broke at. Bytes of no interest are skipped
+/// with one table look-up each: this loop sees every byte of a dump a few times.
 pub(crate) fn walk(
     s: &str,
+    interest: &[bool; 256],
     mut f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
 ) -> Option<usize> {
     let b = s.as_bytes();
     let mut i = 0;
     let mut depth = 0usize;
     let line_end = |from: usize| memchr::memchr(b'\n', &b[from..]).map_or(b.len(), |n| from + n);
-    while i < b.len() {
-        let c = b[i];
+    loop {
+        while i < b.len() && !interest[b[i] as usize] {
+            i += 1;
+        }
+        let &c = b.get(i)?;
         match c {
             b'"' => {
                 // Skip to the closing quote on this line.
@@ -383,21 +409,28 @@ pub(crate) fn walk(
                 }
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = line_end(i + 2);
-                match memchr::memmem::find(&b[i + 2..end], b"*/") {
-                    Some(n) => i = i + 2 + n + 2,
-                    None => {
-                        if f(i, Event::Open("comment"), depth).is_break() {
+            b'/' => {
+                match b.get(i + 1) {
+                    Some(b'*') => {
+                        let end = line_end(i + 2);
+                        match memchr::memmem::find(&b[i + 2..end], b"*/") {
+                            Some(n) => i = i + 2 + n + 2,
+                            None => {
+                                if f(i, Event::Open("comment"), depth).is_break() {
+                                    return Some(i);
+                                }
+                                i = end;
+                            }
+                        }
+                    }
+                    Some(b'/') => {
+                        if f(i, Event::LineComment, depth).is_break() {
                             return Some(i);
                         }
-                        i = end;
+                        i = line_end(i);
                     }
+                    _ => i += 1,
                 }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = line_end(i);
                 continue;
             }
             b'(' | b'[' | b'{' => {
@@ -420,13 +453,12 @@ pub(crate) fn walk(
         }
         i += 1;
     }
-    None
 }
 
 /// The offset of the bracket closing the one `s` starts with.
 pub(crate) fn matching_close(s: &str) -> Option<usize> {
     let mut first = true;
-    walk(s, |_, e, depth| {
+    walk(s, &BRACKETS, |_, e, depth| {
         let is_first = std::mem::take(&mut first);
         match e {
             Event::Byte(b')' | b']' | b'}') if depth == 0 && !is_first => ControlFlow::Break(()),
@@ -437,17 +469,23 @@ pub(crate) fn matching_close(s: &str) -> Option<usize> {
 
 /// The pieces of `s` between commas at bracket depth 0, trimmed; empty pieces dropped.
 pub(crate) fn split_top_level(s: &str) -> Vec<&str> {
+    fn push<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
+        let piece = piece.trim();
+        if !piece.is_empty() {
+            pieces.push(piece);
+        }
+    }
     let mut pieces = Vec::new();
     let mut start = 0;
-    let _ = walk(s, |at, e, depth| {
+    let _ = walk(s, &BRACKETS_AND_COMMAS, |at, e, depth| {
         if e == Event::Byte(b',') && depth == 0 {
-            pieces.push(&s[start..at]);
+            push(&mut pieces, &s[start..at]);
             start = at + 1;
         }
         ControlFlow::Continue(())
     });
-    pieces.push(&s[start..]);
-    pieces.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect()
+    push(&mut pieces, &s[start..]);
+    pieces
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! layout-runtime's parser and checked by its validator), the stack-frame tables, the call
 //! graph, and every problem met, with its line.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
 use crate::{Error, Shape};
