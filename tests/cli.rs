@@ -2,34 +2,19 @@
 //! status. Expected values are XLA's (the conformance data) or derived in the comments.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command};
 
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
+mod command;
+use command::Run;
 
 /// The command running, its standard streams pipes.
 fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_xlayout"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    command::spawn_in(Path::new("."), args)
 }
 
 fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = spawn(args);
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        status: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    command::run_in(Path::new("."), args, stdin)
 }
 
 fn lines(r: &Run) -> Vec<&str> {

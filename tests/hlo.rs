@@ -597,6 +597,7 @@ fn ownership_follows_the_call_graph() {
     let m = Module::parse(text);
     let contexts: Vec<_> = m.computations.iter().map(|c| c.context).collect();
     assert_eq!(contexts, [CallContext::Embedded, CallContext::Sequential, CallContext::Root]);
+    assert!(m.computations.iter().all(|c| !c.is_fusion));
     let a = Analysis::new(&m);
     let owned: Vec<_> = a.buffers.iter().map(|b| b.ownership).collect();
     use Ownership::*;
@@ -604,4 +605,63 @@ fn ownership_follows_the_call_graph() {
         owned,
         [Embedded, Embedded, Embedded, CallerOperand, Owns, Owns, Alias, Alias, Alias]
     );
+}
+
+#[test]
+fn constants_of_inlined_computations_other_than_fusions_are_allocated() {
+    // As XLA's buffer assignment does (tests/hlo_jax.rs checks it on 59 programs): a sort's
+    // comparator keeps its constant in memory; a fused computation keeps nothing.
+    let text = "%cmp (a: f32[], b: f32[]) -> pred[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n  %c = f32[] constant(0)\n  ROOT %lt = pred[] compare(%a, %b), direction=LT\n}\n\n%fused (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n  %k = f32[] constant(2)\n  %bk = f32[8]{0} broadcast(%k), dimensions={}\n  ROOT %m = f32[8]{0} multiply(%p, %bk)\n}\n\nENTRY %main (x: f32[8]) -> f32[8] {\n  %x = f32[8]{0} parameter(0)\n  %s = f32[8]{0} sort(%x), dimensions={0}, to_apply=%cmp\n  ROOT %f = f32[8]{0} fusion(%s), kind=kLoop, calls=%fused\n}\n";
+    let m = Module::parse(text);
+    let fusion: Vec<_> = m.computations.iter().map(|c| (c.context, c.is_fusion)).collect();
+    assert_eq!(
+        fusion,
+        [(CallContext::Embedded, false), (CallContext::Embedded, true), (CallContext::Root, false)]
+    );
+    let a = Analysis::new(&m);
+    use Ownership::*;
+    let owned: Vec<_> = a.buffers.iter().map(|b| b.ownership).collect();
+    assert_eq!(
+        owned,
+        [
+            Embedded, Embedded, Owns, Embedded, Embedded, Embedded, Embedded, Embedded, Owns, Owns,
+            Owns
+        ]
+    );
+}
+
+/// XLA's own `ShapeUtil::ArraySize` and `ByteSizeOf` (tests/data/hlo/xla_sizes.json, from
+/// jaxlib): every leaf's allocation is XLA's ArraySize, and its data plus the `E(n)`
+/// widening is XLA's ByteSizeOf (which stores each element at the `E(n)` width).
+#[test]
+fn sizes_are_xla_own_numbers() {
+    let json: serde_json::Value =
+        serde_json::from_slice(&data("xla_sizes.json")).expect("xla_sizes.json is JSON");
+    let mut checked = 0;
+    for case in json["cases"].as_array().unwrap() {
+        let (Some(array), Some(size_of)) =
+            (case["array_size"].as_u64(), case["byte_size_of"].as_u64())
+        else {
+            continue;
+        };
+        let text = case["shape"].as_str().unwrap();
+        let f = ShapeFacts::new(&text.parse::<Shape>().unwrap(), &mut 1_000_000);
+        let s = f.total;
+        assert_eq!(s.array_bytes, array, "{text}");
+        assert_eq!(s.logical_bytes + s.widening_bytes, size_of, "{text}");
+        // The proposal for the 5 MiB bf16 buffer is itself in the file, sized by XLA.
+        if let Some(best) = f.leaves[0].best.as_ref() {
+            let sized = json["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["shape"] == best.shape.as_str());
+            if let Some(c) = sized {
+                assert_eq!(Some(best.array_bytes), c["array_size"].as_u64(), "{text}");
+                checked += 100;
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 160, "{checked}"); // 60-odd arrays, and the proposal checked
 }

@@ -2,33 +2,17 @@
 //! directories and standard input, problems on standard error, and the exit status.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
+mod command;
+use command::Run;
 
 /// Runs `xlayout hlo ARGS` from the repository root (so file names are as the tests write
 /// them).
 fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xlayout"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("hlo")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        status: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    let args: Vec<&str> = std::iter::once("hlo").chain(args.iter().copied()).collect();
+    command::run_in(Path::new(env!("CARGO_MANIFEST_DIR")), &args, stdin)
 }
 
 const OOM: &str = "tests/data/hlo/tpu_oom_shapes.txt";
@@ -355,4 +339,17 @@ fn the_readme_example_is_the_real_output() {
     let r = xlayout(&["--format", "json", "tests/data/hlo/tpu_train_step.txt"], b"");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(shown, v["files"][0]["top"]["padding"][0]);
+}
+
+#[test]
+fn a_tree_of_real_dumps() {
+    // tests/data/hlo/jax_cpu: 59 programs, each a folder with its before and after modules
+    // and XLA's reports beside them.
+    for (stage, files) in [("after", 59), ("before", 59), ("all", 118)] {
+        let r = xlayout(&["--format", "json", "--stage", stage, "tests/data/hlo/jax_cpu"], b"");
+        assert_eq!((r.status, r.stderr.as_str()), (0, ""), "{stage}");
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(v["files"].as_array().unwrap().len(), files, "{stage}");
+        assert_eq!(v["total"]["files"].as_u64(), Some(files as u64));
+    }
 }

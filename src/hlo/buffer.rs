@@ -549,8 +549,9 @@ pub enum Ownership {
     /// Some leaves are its own, the others its operands' (`copy-start`, `send`,
     /// `all-gather-start`, `collective-permute-start`, `async-start`, `recv-done`).
     Partial,
-    /// Inside a fused (or otherwise embedded) computation: computed in registers or the
-    /// caller's buffers, never allocated.
+    /// Inside a fused (or otherwise embedded) computation: computed in registers or on
+    /// the caller's stack, never allocated (except the constants of embedded computations
+    /// that are not fusions, which XLA allocates: those own).
     Embedded,
     /// Its result is other instructions' memory (`bitcast`, `get-tuple-element`, `tuple`,
     /// `while`, `conditional`, `call`, `*-done`, ...).
@@ -708,7 +709,12 @@ fn ownership(
 ) -> Ownership {
     let context = computation.map(|c| m.computations[c].context);
     if context == Some(CallContext::Embedded) {
-        return Ownership::Embedded;
+        // XLA allocates the constants of inlined computations other than fusions (a sort's
+        // comparator, a reducer); the rest of their values live on the caller's stack.
+        let fused = computation.is_some_and(|c| m.computations[c].is_fusion);
+        if opcode != "constant" || fused {
+            return Ownership::Embedded;
+        }
     }
     if opcode == "parameter" && matches!(context, Some(CallContext::Sequential | CallContext::Both))
     {

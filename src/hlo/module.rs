@@ -65,6 +65,10 @@ pub struct Computation<'t> {
     pub instructions: Range<usize>,
     /// How it is called.
     pub context: CallContext,
+    /// Whether a `fusion` instruction calls it: XLA gives such a computation no buffers at
+    /// all, where other inlined computations (a sort's comparator, a reducer) still get
+    /// their constants allocated.
+    pub is_fusion: bool,
 }
 
 /// One instruction: what the dump says about it, with its result shape read and checked.
@@ -248,6 +252,9 @@ impl<'t> Module<'t> {
                 if let Some(&to) = self.by_name.get(c.computation) {
                     callees[from].push((to, embedded));
                     called[to] = true;
+                    if ins.opcode == "fusion" {
+                        self.computations[to].is_fusion = true;
+                    }
                 }
             }
         }
@@ -417,6 +424,7 @@ impl<'t> Builder<'t> {
             signature,
             instructions: at..at,
             context: CallContext::Root,
+            is_fusion: false,
         });
         self.m.by_name.entry(name).or_insert(index);
         if opens_body {
