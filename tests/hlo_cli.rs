@@ -273,7 +273,7 @@ fn directories_by_stage() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(r.status, 1);
     assert!(
-        r.stderr.ends_with("run3: no module text of stage After here (see --stage)\n"),
+        r.stderr.ends_with("run3: no module text of stage after here (see --stage)\n"),
         "{}",
         r.stderr
     );

@@ -74,9 +74,9 @@ impl Hlo {
                 if found.is_empty() {
                     status = 1;
                     warn(format_args!(
-                        "{}: no module text of stage {:?} here (see --stage)",
+                        "{}: no module text of stage {} here (see --stage)",
                         input.display(),
-                        self.stage
+                        format!("{:?}", self.stage).to_lowercase()
                     ));
                 }
                 files.extend(found);
@@ -117,14 +117,15 @@ impl Hlo {
                     if n > 0 {
                         out.text(",")?;
                     }
-                    out.text(&json(&FileJson { file: &name, report: &report }))?;
+                    out.json(&FileJson { file: &name, report: &report })?;
                 }
             }
         }
         match format {
             Format::Json => {
-                let total = TotalJson { files: files.len(), totals: &total };
-                out.line(format_args!("],\"total\":{}}}", json(&total)))?;
+                out.text("],\"total\":")?;
+                out.json(&TotalJson { files: files.len(), totals: &total })?;
+                out.text("}\n")?;
             }
             Format::Table if files.len() > 1 => {
                 out.text(&format!("\n{}", self.total_table(files.len(), &total)))?
@@ -441,7 +442,7 @@ fn row_fields(file: &str, r: &Row<'_>) -> Vec<String> {
         None => f.extend(std::iter::repeat(String::from("-")).take(6)),
     }
     f.push(String::from(if r.owns_buffer { "yes" } else { "no" }));
-    f.push(json(&r.ownership).trim_matches('"').to_string());
+    f.push(r.ownership.name().to_string());
     f.push(r.owned_bytes.to_string());
     f.push(r.op_name.unwrap_or("-").to_string());
     f.push(r.source.clone().unwrap_or_else(|| String::from("-")));
@@ -508,11 +509,6 @@ struct TotalJson<'a> {
     files: usize,
     #[serde(flatten)]
     totals: &'a Totals,
-}
-
-fn json<T: Serialize>(value: &T) -> String {
-    // The report types serialize to plain JSON values (no maps with non-string keys).
-    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A line on standard error; if that cannot be written there is nowhere to say so.

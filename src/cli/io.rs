@@ -55,6 +55,15 @@ impl<'a> Out<'a> {
         writeln!(self.0, "{line}").map_err(Failure::Output)
     }
 
+    /// Writes `value` as JSON, as it is serialized (a report of a large dump is not built
+    /// in memory first).
+    pub fn json<T: serde::Serialize>(&mut self, value: &T) -> Result<(), Failure> {
+        serde_json::to_writer(&mut *self.0, value).map_err(|e| {
+            // The report types always serialize; what can fail is the writing.
+            Failure::Output(e.io_error_kind().map_or_else(|| io::Error::other(e), io::Error::from))
+        })
+    }
+
     /// Pushes out what is buffered; a closed pipe or full disk may only show here.
     pub fn flush(&mut self) -> Result<(), Failure> {
         self.0.flush().map_err(Failure::Output)

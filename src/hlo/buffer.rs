@@ -541,8 +541,7 @@ fn collect(shape: &Shape, index: &mut Vec<usize>, out: &mut Vec<Leaf>, budget: &
 /// let a = Analysis::new(&m);
 /// assert_eq!((a.buffers[0].ownership, a.buffers[1].ownership), (Ownership::Owns, Ownership::Alias));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ownership {
     /// Every leaf of the result is memory this instruction defines.
     Owns,
@@ -568,6 +567,28 @@ impl Ownership {
     /// ```
     pub fn owns(self) -> bool {
         matches!(self, Ownership::Owns | Ownership::Partial)
+    }
+
+    /// Its name in the reports (`owns`, `partial`, `embedded`, `alias`, `caller_operand`).
+    ///
+    /// ```
+    /// assert_eq!(xlayout::hlo::Ownership::CallerOperand.name(), "caller_operand");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Ownership::Owns => "owns",
+            Ownership::Partial => "partial",
+            Ownership::Embedded => "embedded",
+            Ownership::Alias => "alias",
+            Ownership::CallerOperand => "caller_operand",
+        }
+    }
+}
+
+impl Serialize for Ownership {
+    /// As [`Ownership::name`].
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

@@ -2,7 +2,9 @@
 //! layout-runtime's parser and checked by its validator), the stack-frame tables, the call
 //! graph, and every problem met, with its line.
 
-use rustc_hash::FxHashMap as HashMap;
+// std's hasher (SipHash, randomly keyed): the keys are a dump's text, and a fast fixed hash
+// would let a hostile dump make every look-up collide.
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::{Error, Shape};
