@@ -2,10 +2,15 @@
 //!
 //! This crate is the facade: it re-exports [`layout_runtime`], where all the semantics live,
 //! and provides [`layout!`], whose checks are the same code run at compile time.
-#![no_std]
+// `std` only for the `hlo` module (reading whole dumps); the rest, and everything `layout!`
+// generates, needs neither `std` nor `alloc`.
+#![cfg_attr(not(feature = "hlo"), no_std)]
 #![warn(missing_docs)]
 
 pub use layout_runtime::*;
+
+#[cfg(feature = "hlo")]
+pub mod hlo;
 
 /// An XLA shape with layout, checked at compile time, as a zero-sized type whose offsets are
 /// constant arithmetic.

@@ -84,6 +84,8 @@ pub use relayout::{relayout, RelayoutPlan};
 #[cfg(feature = "alloc")]
 pub use shape::{ArrayShape, Layout, Shape, SplitConfig, Tile};
 #[cfg(feature = "alloc")]
+pub use size::{ArraySizeWalk, PaddedDim};
+#[cfg(feature = "alloc")]
 pub use subbyte::{bit_position, read_packed, write_packed, BitPosition};
 #[cfg(feature = "alloc")]
 pub use view::{View, ViewMut};

@@ -44,6 +44,50 @@ fn bytes_of_elements(count: u64, bits: u64) -> Result<u64, Error> {
         .ok_or_else(|| overflow("byte size"))
 }
 
+/// One physical dimension in the walk of [`CheckedArray::array_size_walk`].
+///
+/// ```
+/// use layout_runtime::{ArrayShape, PaddedDim};
+/// let a: ArrayShape = "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}".parse()?;
+/// let d = &a.array_size_walk()?.dims[0];
+/// assert_eq!(*d, PaddedDim { dimension: Some(2), size: 40, tile: Some(128), padded: 128 });
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaddedDim {
+    /// The logical dimension at this physical position; `None` for a major dimension of
+    /// size 1 that a first tile longer than the shape adds.
+    pub dimension: Option<usize>,
+    /// The size counted: the static size, the bound of `<=N`, or the largest piece of a
+    /// split dimension.
+    pub size: u64,
+    /// The entry of the first tile aligned with this dimension, if the tile reaches it.
+    pub tile: Option<u64>,
+    /// `size` rounded up to a multiple of `tile` (`size` itself where no tile reaches).
+    pub padded: u64,
+}
+
+/// The steps of `ShapeUtil::ArraySize`, from [`CheckedArray::array_size_walk`].
+///
+/// ```
+/// use layout_runtime::ArrayShape;
+/// let a: ArrayShape = "f32[3,5]{1,0:T(2,2)L(64)}".parse()?;
+/// let walk = a.array_size_walk()?;
+/// assert_eq!((walk.element_count, walk.aligned_count), (24, 64));
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArraySizeWalk {
+    /// The physical dimensions, most minor first; dimensions a long first tile adds come
+    /// after the shape's own.
+    pub dims: alloc::vec::Vec<PaddedDim>,
+    /// The product of the padded sizes.
+    pub element_count: u64,
+    /// `element_count` rounded up to a multiple of `L(n)` (equal to it without tiles or
+    /// without `L`): the elements [`CheckedArray::byte_size`] turns into bytes.
+    pub aligned_count: u64,
+}
+
 impl ArrayShape {
     /// `ShapeUtil::ElementsIn` (with bounds for dynamic dimensions): the product of the
     /// dimension sizes, bounded dimensions counting with their bound. A scalar has one
@@ -91,6 +135,23 @@ impl ArrayShape {
     /// ```
     pub fn byte_size(&self) -> Result<u64, Error> {
         self.check()?.byte_size()
+    }
+
+    /// [`CheckedArray::array_size_walk`] of this shape, after [`ArrayShape::check`].
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, PaddedDim};
+    /// let a: ArrayShape = "s32[8388608,8,4]{2,1,0:T(8,128)}".parse()?;
+    /// let walk = a.array_size_walk()?;
+    /// // Most minor first: d2 is rounded from 4 to 128, d1 fits the 8 rows, d0 is beyond the tile.
+    /// assert_eq!(walk.dims[0], PaddedDim { dimension: Some(2), size: 4, tile: Some(128), padded: 128 });
+    /// assert_eq!(walk.dims[1], PaddedDim { dimension: Some(1), size: 8, tile: Some(8), padded: 8 });
+    /// assert_eq!(walk.dims[2], PaddedDim { dimension: Some(0), size: 8388608, tile: None, padded: 8388608 });
+    /// assert_eq!(walk.aligned_count * 4, a.byte_size()?);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn array_size_walk(&self) -> Result<ArraySizeWalk, Error> {
+        self.check()?.array_size_walk()
     }
 }
 
@@ -154,11 +215,45 @@ impl CheckedArray<'_> {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn byte_size(&self) -> Result<u64, Error> {
-        let dims = self.shape().bounded_dims()?;
-        let Some(tile) = self.tiles().first() else {
+        if self.tiles().is_empty() {
             return self.byte_size_of();
-        };
+        }
+        bytes_of_elements(self.array_size_walk()?.aligned_count, self.element_bits())
+    }
+
+    /// The steps of [`CheckedArray::byte_size`] (`ShapeUtil::ArraySize`), one physical
+    /// dimension at a time: which size each dimension counts with, which entry of the first
+    /// tile is aligned with it and what it is rounded up to; then the element count, and
+    /// that count rounded up to `L(n)`. This is what says *why* a layout pads
+    /// (`d2 4 -> 128`): with tiles, the size is `aligned_count` elements turned into bytes.
+    ///
+    /// Without tiles nothing is rounded (`L` and split configs are ignored, as in XLA), and
+    /// the dimensions are listed in physical order with their own sizes. The errors are
+    /// those of `byte_size`.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, PaddedDim};
+    /// // A tile longer than the shape adds major dimensions of size 1.
+    /// let s: ArrayShape = "u32[]{:T(128)}".parse()?;
+    /// let walk = s.check()?.array_size_walk()?;
+    /// assert_eq!(walk.dims, [PaddedDim { dimension: None, size: 1, tile: Some(128), padded: 128 }]);
+    /// assert_eq!(walk.aligned_count, 128);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn array_size_walk(&self) -> Result<ArraySizeWalk, Error> {
+        let dims = self.shape().bounded_dims()?;
         let rank = dims.len();
+        let logical = self.minor_to_major();
+        let Some(tile) = self.tiles().first() else {
+            let mut count: u64 = 1;
+            let mut walk = alloc::vec::Vec::with_capacity(rank);
+            for &l in logical {
+                count = mul(count, dims[l], "element count")?;
+                let size = dims[l];
+                walk.push(PaddedDim { dimension: Some(l), size, tile: None, padded: size });
+            }
+            return Ok(ArraySizeWalk { dims: walk, element_count: count, aligned_count: count });
+        };
 
         // The first tile: the verifier has made every entry a positive size or `*`.
         let mut sizes = alloc::vec::Vec::with_capacity(tile.dims.len());
@@ -178,7 +273,6 @@ impl CheckedArray<'_> {
                 TileDim::Size(n) => sizes.push(n),
             }
         }
-        let logical = self.minor_to_major();
 
         // LayoutUtil::MaxSplitSize for each logical dimension; the verifier has made each
         // split config name a distinct physical dimension, with increasing indices within it.
@@ -196,14 +290,20 @@ impl CheckedArray<'_> {
         // ArraySize's walk: the tile aligns with the most-minor physical dimensions.
         let n = sizes.len();
         let mut count: u64 = 1;
+        let mut walk = alloc::vec::Vec::with_capacity(n.max(rank));
         for d in 0..n.max(rank) {
-            let size = if d < rank { split_size[logical[d]] } else { 1 };
-            let size =
-                if d < n { round_up(size, sizes[n - 1 - d], "element count")? } else { size };
-            count = mul(count, size, "element count")?;
+            let (dimension, size) =
+                if d < rank { (Some(logical[d]), split_size[logical[d]]) } else { (None, 1) };
+            let tile = (d < n).then(|| sizes[n - 1 - d]);
+            let padded = match tile {
+                Some(t) => round_up(size, t, "element count")?,
+                None => size,
+            };
+            count = mul(count, padded, "element count")?;
+            walk.push(PaddedDim { dimension, size, tile, padded });
         }
-        count = round_up(count, self.tail_padding_alignment(), "element count")?;
-        bytes_of_elements(count, self.element_bits())
+        let aligned = round_up(count, self.tail_padding_alignment(), "element count")?;
+        Ok(ArraySizeWalk { dims: walk, element_count: count, aligned_count: aligned })
     }
 }
 
@@ -256,7 +356,7 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Dim, Layout, PrimitiveType, SplitConfig, Tile};
+    use crate::{Dim, Layout, PaddedDim, PrimitiveType, SplitConfig, Tile};
     use alloc::vec;
 
     fn tiled(t: PrimitiveType, dims: &[u64], m2m: &[i64], tiles: &[&[u64]]) -> ArrayShape {
@@ -288,6 +388,47 @@ mod tests {
         assert_eq!(a.byte_size(), Ok(1024));
         let a = tiled(PrimitiveType::F32, &[0, 5], &[1, 0], &[&[8, 128]]);
         assert_eq!(a.byte_size(), Ok(0));
+    }
+
+    #[test]
+    fn array_size_walk_explains_byte_size() {
+        let walk = |a: &ArrayShape| a.array_size_walk().unwrap();
+        let d = |dimension, size, tile, padded| PaddedDim { dimension, size, tile, padded };
+        // Physical order {0,1}: d0 is most minor and meets the 128.
+        let a = tiled(PrimitiveType::F32, &[10, 3], &[0, 1], &[&[8, 128]]);
+        let w = walk(&a);
+        assert_eq!(w.dims, [d(Some(0), 10, Some(128), 128), d(Some(1), 3, Some(8), 8)]);
+        assert_eq!((w.element_count, w.aligned_count), (1024, 1024));
+        assert_eq!(a.byte_size(), Ok(4096));
+        // A tile of rank 3 on a vector adds two major dimensions of size 1.
+        let a = tiled(PrimitiveType::S8, &[5], &[0], &[&[2, 2, 4]]);
+        let w = walk(&a);
+        assert_eq!(
+            w.dims,
+            [d(Some(0), 5, Some(4), 8), d(None, 1, Some(2), 2), d(None, 1, Some(2), 2)]
+        );
+        assert_eq!(a.byte_size(), Ok(32));
+        // Split dimensions count with their largest piece; L rounds the total.
+        let mut a = tiled(PrimitiveType::F32, &[150, 200], &[1, 0], &[&[8, 128]]);
+        let l = a.layout.as_mut().unwrap();
+        l.split_configs = vec![SplitConfig { dimension: 1, split_indices: vec![130] }];
+        l.tail_padding_alignment_in_elements = 1000;
+        let w = walk(&a);
+        assert_eq!(w.dims, [d(Some(1), 130, Some(128), 256), d(Some(0), 150, Some(8), 152)]);
+        assert_eq!((w.element_count, w.aligned_count), (38912, 39000));
+        assert_eq!(a.byte_size(), Ok(156000));
+        // Without tiles nothing pads, whatever L says; the order is physical.
+        let mut a = ArrayShape::new(PrimitiveType::F32, [3, 5]).with_layout(Layout::new([0, 1]));
+        a.layout.as_mut().unwrap().tail_padding_alignment_in_elements = 64;
+        let w = walk(&a);
+        assert_eq!(w.dims, [d(Some(0), 3, None, 3), d(Some(1), 5, None, 5)]);
+        assert_eq!((w.element_count, w.aligned_count), (15, 15));
+        // A shape the verifier rejects has no walk; `*` in the first tile has no ArraySize.
+        let a = tiled(PrimitiveType::F32, &[3, 5], &[1, 1], &[]);
+        assert_eq!(a.array_size_walk().unwrap_err().kind(), ErrorKind::MinorToMajorDuplicate);
+        let mut a = tiled(PrimitiveType::F32, &[3, 5], &[1, 0], &[&[2, 2]]);
+        a.layout.as_mut().unwrap().tiles[0].dims[0] = TileDim::Combine;
+        assert_eq!(a.array_size_walk().unwrap_err().kind(), ErrorKind::CombinedDimension);
     }
 
     #[test]

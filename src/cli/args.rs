@@ -59,7 +59,17 @@ pub enum Command {
     /// 64 positions.
     #[command(verbatim_doc_comment)]
     Map(Map),
-    /// Every array shape of HLO dumps: sizes, padding, memory spaces, invalid shapes
+    /// Where the memory of HLO modules goes, buffer by buffer
+    ///
+    /// Reads every instruction of every computation, sizes each result as
+    /// XLA allocates it (ShapeUtil::ArraySize) against its data, says which
+    /// dimension pads and which order of the same dimensions would pad less,
+    /// and sums the buffers instructions own (not fused instructions, bitcast,
+    /// get-tuple-element, tuple, while, ...) per memory space and computation.
+    /// Lines it cannot read go to standard error with file:line; the rest is
+    /// still read. Exit status 1 for such a line or a shape XLA rejects, or
+    /// when --max-expansion or --budget is exceeded.
+    #[command(verbatim_doc_comment)]
     Hlo(Hlo),
 }
 
@@ -130,8 +140,113 @@ fn leading_index(text: &str) -> Result<LeadingIndex, String> {
 /// The arguments of `hlo`.
 #[derive(Debug, Args)]
 pub struct Hlo {
-    /// HLO dumps (module text as XLA writes it), each reported in turn;
-    /// `-` is standard input
-    #[arg(value_name = "FILE", default_value = "-", verbatim_doc_comment)]
-    pub files: Vec<PathBuf>,
+    /// HLO module text as XLA and JAX write it: files, dump directories (their module
+    /// text, picked by --stage), `-` for standard input
+    #[arg(value_name = "FILE|DIR|-", default_value = "-", verbatim_doc_comment)]
+    pub inputs: Vec<PathBuf>,
+    /// Entries in each top list (and groups listed)
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+    /// Leave buffers smaller than this out of the top lists (`4096`, `64K`, `1.5G`)
+    #[arg(long, value_name = "BYTES", value_parser = bytes, default_value = "0")]
+    pub min_bytes: u64,
+    /// Group the owned buffers: by op_name path without its last part (op), by opcode, or
+    /// by shape
+    #[arg(long, value_enum, value_name = "KEY", verbatim_doc_comment)]
+    pub by: Option<By>,
+    /// With --by op: group by the first N parts of op_name
+    #[arg(long, value_name = "N")]
+    pub op_depth: Option<usize>,
+    /// Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
+    /// exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
+    #[arg(verbatim_doc_comment)]
+    pub bytes: Units,
+    /// The output: an aligned table for people (the default on a terminal), or for
+    /// scripts one row per instruction (tsv, the default otherwise; csv) or everything (json)
+    #[arg(long, value_enum, value_name = "FORMAT", verbatim_doc_comment)]
+    pub format: Option<Format>,
+    /// Which files of a dump directory: after optimizations, before, or all module text
+    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
+    pub stage: Stage,
+    /// Exit status 1 when an owned buffer takes more than X times its data (`4`, `1.5`)
+    #[arg(long, value_name = "X", value_parser = ratio)]
+    pub max_expansion: Option<Ratio>,
+    /// Exit status 1 when a file's owned buffers add up to more than BYTES (`16G`)
+    #[arg(long, value_name = "BYTES", value_parser = bytes)]
+    pub budget: Option<u64>,
+}
+
+/// `--by`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    /// The op_name path without its last part (the layer, not the primitive)
+    Op,
+    /// The opcode
+    Opcode,
+    /// The result shape as written
+    Shape,
+}
+
+/// `--bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Units {
+    /// `4.00G`, `64.0K`, `512B`: binary units as TPU out-of-memory reports print them
+    Oom,
+    /// Exact byte counts
+    Exact,
+    /// `4.00GiB`, `64.0KiB`: XLA's HumanReadableNumBytes
+    Iec,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// An aligned table: totals, the largest, most padded and most expanded buffers
+    Table,
+    /// Tab-separated: a header line, then one row per instruction
+    Tsv,
+    /// Comma-separated (RFC 4180): a header line, then one row per instruction
+    Csv,
+    /// One JSON object: every file's rows, totals and top lists, exact integers
+    Json,
+}
+
+/// `--stage`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Stage {
+    /// `*after_optimizations.txt`: the compiled module
+    After,
+    /// `*before_optimizations.txt`: the module as handed to XLA
+    Before,
+    /// Every `*.txt` but XLA's reports (buffer assignment, memory usage, live ranges)
+    All,
+}
+
+/// A decimal ratio, `num / den` exactly (`1.5` is 15/10).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ratio {
+    pub num: u128,
+    pub den: u128,
+    /// As typed, for messages.
+    pub text: String,
+}
+
+fn ratio(text: &str) -> Result<Ratio, String> {
+    let bad = || format!("`{text}` is not a ratio: write a number like `4` or `1.5`");
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) || fraction.len() > 18 {
+        return Err(bad());
+    }
+    let whole: u128 = whole.parse::<u64>().map_err(|_| bad())?.into();
+    let den = 10u128.pow(fraction.len() as u32);
+    let frac: u128 = if fraction.is_empty() { 0 } else { fraction.parse().map_err(|_| bad())? };
+    Ok(Ratio { num: whole * den + frac, den, text: text.to_string() })
+}
+
+fn bytes(text: &str) -> Result<u64, String> {
+    xlayout::hlo::units::parse_bytes(text).ok_or_else(|| {
+        format!("`{text}` is not a byte count: write a number with an optional unit, like `16G`")
+    })
 }

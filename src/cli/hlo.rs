@@ -1,153 +1,517 @@
-//! `xlayout hlo [FILE]`: every array shape in an HLO dump, validated and sized, with the
-//! padding each layout costs. Shapes are found where an element type name followed by `[`
-//! starts a word, and read with the runtime parser (`Shape::parse_prefix`), so whatever text
-//! surrounds them (instruction names, operands, attributes) does not matter.
+//! `xlayout hlo`: the reports of [`xlayout::hlo`] for each file, printed as a table for
+//! people or as TSV, CSV or JSON for scripts. No analysis happens here: this module picks
+//! the files, asks the library, and formats what it says.
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
 
-use xlayout::{ArrayShape, Error, PrimitiveType, Shape};
+use serde::Serialize;
+use xlayout::hlo::{
+    decode, module_files, units, Analysis, GroupBy, Keyed, Module, Report, ReportOptions, Row,
+    Sizes, Stage, Sum, Totals, REPORT_VERSION,
+};
 
-/// Distinct shapes listed at most, by padding.
-const TOP: usize = 20;
+use super::args::{By, Format, Hlo, Units};
+use super::io::{self, Failure, Out, Stdin};
+use super::Status;
 
-struct Seen {
-    count: usize,
-    first_line: usize,
-}
+/// The size columns of instruction and group rows, in order.
+const SIZE_COLUMNS: [&str; 6] = [
+    "array_bytes",
+    "logical_bytes",
+    "padding_bytes",
+    "tiling_padding_bytes",
+    "widening_bytes",
+    "expansion",
+];
 
-/// Every array shape of `text`, with the line it is on (from 1).
-fn shapes(text: &str) -> Vec<(usize, Result<ArrayShape, Error>)> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let mut i = 0;
-    let mut line = 1;
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
-    while i < bytes.len() {
-        if bytes[i] == b'\n' {
-            line += 1;
-        }
-        let starts_word = i == 0 || !word(bytes[i - 1]);
-        if !(starts_word && bytes[i].is_ascii_lowercase()) {
-            i += 1;
-            continue;
-        }
-        let len = bytes[i..].iter().take_while(|&&b| word(b)).count();
-        let is_type =
-            PrimitiveType::from_name(&text[i..i + len]).is_some_and(|t| t.is_array_type());
-        if !(is_type && bytes.get(i + len) == Some(&b'[')) {
-            i += len;
-            continue;
-        }
-        match Shape::parse_prefix(&text[i..]) {
-            Ok((Shape::Array(a), end)) => {
-                let checked = Shape::Array(a.clone()).validate().map(|()| a);
-                found.push((line, checked));
-                line += text[i..i + end].matches('\n').count();
-                i += end;
-            }
-            Ok((_, end)) => i += end.max(len),
-            Err(e) => {
-                found.push((line, Err(e)));
-                i += len;
-            }
-        }
-    }
-    found
-}
-
-fn percent(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        String::from("-")
+/// The TSV and CSV header: a contract with scripts (see [`REPORT_VERSION`]). One row per
+/// instruction, or with `--by` one per group.
+fn columns(groups: bool) -> Vec<&'static str> {
+    let mut c = if groups {
+        vec!["file", "by", "key", "instructions"]
     } else {
-        format!("{:.1}%", part as f64 / whole as f64 * 100.0)
+        vec!["file", "line", "computation", "instruction", "opcode", "shape", "memory_space"]
+    };
+    c.extend(SIZE_COLUMNS);
+    if !groups {
+        c.extend(["owns_buffer", "ownership", "owned_bytes", "op_name", "source", "cause"]);
+        c.extend(["best_layout", "best_bytes"]);
     }
+    c
 }
 
-/// The report for a person, and whether every shape was valid.
-pub fn report(name: &str, text: &str) -> (String, bool) {
-    let found = shapes(text);
-    let mut distinct: BTreeMap<String, (ArrayShape, Seen)> = BTreeMap::new();
-    let mut invalid: Vec<(usize, Error)> = Vec::new();
-    for (line, shape) in found.iter().cloned() {
-        match shape {
-            Ok(a) => {
-                let seen = distinct
-                    .entry(a.to_string())
-                    .or_insert((a, Seen { count: 0, first_line: line }));
-                seen.1.count += 1;
+impl Hlo {
+    pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        let format = self.format.unwrap_or_else(|| {
+            if std::io::stdout().is_terminal() {
+                Format::Table
+            } else {
+                Format::Tsv
             }
-            Err(e) => invalid.push((line, e)),
+        });
+        let options = ReportOptions {
+            top: self.top,
+            min_bytes: self.min_bytes,
+            group_by: self.by.map(|b| match b {
+                By::Op => GroupBy::Op,
+                By::Opcode => GroupBy::Opcode,
+                By::Shape => GroupBy::Shape,
+            }),
+            op_depth: self.op_depth,
+        };
+        let stage = match self.stage {
+            super::args::Stage::After => Stage::After,
+            super::args::Stage::Before => Stage::Before,
+            super::args::Stage::All => Stage::All,
+        };
+        let mut status = 0;
+        let mut files: Vec<PathBuf> = Vec::new();
+        for input in &self.inputs {
+            if input.is_dir() {
+                let found = io::list_dir(input, |d| module_files(d, stage))?;
+                if found.is_empty() {
+                    status = 1;
+                    warn(format_args!(
+                        "{}: no module text of stage {} here (see --stage)",
+                        input.display(),
+                        format!("{:?}", self.stage).to_lowercase()
+                    ));
+                }
+                files.extend(found);
+            } else {
+                files.push(input.clone());
+            }
         }
-    }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{name}: {} array shapes, {} distinct, {} invalid",
-        found.len(),
-        distinct.len(),
-        invalid.len()
-    );
-    // Sizes of each distinct shape once: the allocation (XLA's ArraySize) and the data.
-    let mut rows: Vec<(u64, u64, &str, &Seen)> = Vec::new();
-    let mut no_size = 0;
-    for (text, (a, seen)) in &distinct {
-        match (a.byte_size(), a.byte_size_of()) {
-            (Ok(size), Ok(data)) => rows.push((size, data, text, seen)),
-            _ => no_size += 1,
+
+        match format {
+            Format::Tsv => out.line(format_args!("{}", self.header().join("\t")))?,
+            Format::Csv => out.text(&csv_line(&self.header()))?,
+            Format::Json => out.text(&format!("{{\"version\":{REPORT_VERSION},\"files\":["))?,
+            Format::Table => {}
         }
+        let mut total = Totals::default();
+        for (n, file) in files.iter().enumerate() {
+            let (name, bytes) = io::read_file(file, stdin)?;
+            let (text, problems) = decode(&bytes);
+            let mut module = Module::parse(&text);
+            module.add_diagnostics(problems);
+            let analysis = Analysis::new(&module);
+            let report = Report::new(&analysis, options);
+            for d in &module.diagnostics {
+                status = 1;
+                warn(format_args!("{name}:{d}"));
+            }
+            status |= self.limits(&name, &report);
+            total.merge(&report.totals);
+            match format {
+                Format::Table => {
+                    if n > 0 {
+                        out.text("\n")?;
+                    }
+                    out.text(&self.table(&name, &report))?;
+                }
+                Format::Tsv | Format::Csv => self.rows(format, &name, &report, out)?,
+                Format::Json => {
+                    if n > 0 {
+                        out.text(",")?;
+                    }
+                    out.json(&FileJson { file: &name, report: &report })?;
+                }
+            }
+        }
+        match format {
+            Format::Json => {
+                out.text("],\"total\":")?;
+                out.json(&TotalJson { files: files.len(), totals: &total })?;
+                out.text("}\n")?;
+            }
+            Format::Table if files.len() > 1 => {
+                out.text(&format!("\n{}", self.total_table(files.len(), &total)))?
+            }
+            _ => {}
+        }
+        Ok(status)
     }
-    let (size, data): (u64, u64) =
-        rows.iter().fold((0, 0), |(s, d), r| (s.saturating_add(r.0), d.saturating_add(r.1)));
-    let _ = writeln!(
-        out,
-        "distinct shapes, each once: {size} bytes allocated (ArraySize), {data} bytes of data, {} bytes of padding ({} over the data)",
-        size - data.min(size),
-        percent(size - data.min(size), data)
-    );
-    if no_size > 0 {
-        let _ = writeln!(
-            out,
-            "({no_size} distinct shapes have no ArraySize: unbounded dims or `*` in a first tile)"
-        );
+
+    fn header(&self) -> Vec<&'static str> {
+        columns(self.by.is_some())
     }
-    rows.sort_by(|a, b| (b.0 - b.1.min(b.0)).cmp(&(a.0 - a.1.min(a.0))).then(a.2.cmp(b.2)));
-    let padded: Vec<_> = rows.iter().filter(|r| r.0 > r.1).collect();
-    if padded.is_empty() {
-        let _ = writeln!(out, "no layout in the dump pads");
-    } else {
-        let _ = writeln!(out, "\nmost padding first (bytes each; `times` = occurrences in the text; line = first one):");
+
+    /// Reports the buffers and totals beyond `--max-expansion` and `--budget`; 1 if any.
+    fn limits(&self, name: &str, report: &Report<'_, '_, '_>) -> Status {
+        let mut status = 0;
+        if let Some(x) = &self.max_expansion {
+            for i in report.expanding_more_than(x.num, x.den) {
+                status = 1;
+                let ins = &report.analysis.module.instructions[i];
+                let owned = report.analysis.buffers[i].owned;
+                let e = owned.expansion().unwrap_or_else(|| String::from("unbounded"));
+                warn(format_args!(
+                    "{name}:{}: {} takes {e}x its data ({} for {}), more than --max-expansion {}",
+                    ins.line, ins.name, owned.array_bytes, owned.logical_bytes, x.text
+                ));
+            }
+        }
+        if let Some(budget) = self.budget {
+            let owned = report.totals.owned.sizes.array_bytes;
+            if owned > budget {
+                status = 1;
+                warn(format_args!(
+                    "{name}: owned buffers add up to {owned} bytes ({}), more than --budget \
+                     {budget} ({})",
+                    units::oom_bytes(owned),
+                    units::oom_bytes(budget)
+                ));
+            }
+        }
+        status
+    }
+
+    /// One row per instruction (or per group with `--by`), TSV or CSV, written in blocks
+    /// (standard output is line-buffered; a dump has hundreds of thousands of rows).
+    fn rows(
+        &self,
+        format: Format,
+        name: &str,
+        report: &Report<'_, '_, '_>,
+        out: &mut Out<'_>,
+    ) -> Result<(), Failure> {
+        let mut buf = String::new();
+        let mut emit = |out: &mut Out<'_>, fields: &[String]| {
+            match format {
+                Format::Csv => buf += &csv_line(fields),
+                _ => {
+                    for (i, f) in fields.iter().enumerate() {
+                        if i > 0 {
+                            buf.push('\t');
+                        }
+                        buf += &tsv_escape(f);
+                    }
+                    buf.push('\n');
+                }
+            }
+            if buf.len() >= 1 << 16 {
+                out.text(&buf)?;
+                buf.clear();
+            }
+            Ok::<(), Failure>(())
+        };
+        if let Some(by) = self.by {
+            let by = format!("{by:?}").to_lowercase();
+            for g in &report.groups {
+                let mut fields = vec![name.to_string(), by.clone(), g.key.clone()];
+                fields.push(g.sum.instructions.to_string());
+                fields.extend(size_fields(&g.sum.sizes));
+                emit(out, &fields)?;
+            }
+        } else {
+            let a = report.analysis;
+            for i in 0..a.module.instructions.len() {
+                emit(out, &row_fields(name, &a.row(i)))?;
+            }
+        }
+        out.text(&buf)
+    }
+
+    /// The table of one file.
+    fn table(&self, name: &str, report: &Report<'_, '_, '_>) -> String {
+        let a = report.analysis;
+        let m = a.module;
+        let b = |n: u64| self.size(n);
+        let mut s = String::new();
+        let module = match m.name {
+            Some(n) => format!("module {n}{}", if m.is_scheduled { ", scheduled" } else { "" }),
+            None => String::from("no HloModule line"),
+        };
         let _ = writeln!(
-            out,
-            "{:>12} {:>12} {:>9} {:>6} {:>6}  shape",
-            "allocated", "data", "overhead", "times", "line"
+            s,
+            "{name}: {module}; {}, {}, {}",
+            count(m.computations.len(), "computation"),
+            count(m.instructions.len(), "instruction"),
+            count(m.lines, "line")
         );
-        for (size, data, text, seen) in padded.iter().take(TOP) {
+        s += &self.totals_text(&report.totals);
+        if !m.diagnostics.is_empty() {
             let _ = writeln!(
-                out,
-                "{size:>12} {data:>12} {:>9} {:>6} {:>6}  {text}",
-                percent(size - data, *data),
-                seen.count,
-                seen.first_line
+                s,
+                "{} problems reading this file (on standard error, with their lines)",
+                m.diagnostics.len()
             );
         }
-        if padded.len() > TOP {
-            let _ = writeln!(out, "... and {} more padded shapes", padded.len() - TOP);
+        let row = |i: usize| a.row(i);
+        let lists: [(&str, &[usize], &[&str]); 3] = [
+            (
+                "largest buffers",
+                &report.top_allocated,
+                &["allocated", "padding", "x", "line", "instruction", "opcode", "shape", "op_name"],
+            ),
+            (
+                "most padding",
+                &report.top_padding,
+                &[
+                    "padding",
+                    "allocated",
+                    "x",
+                    "line",
+                    "instruction",
+                    "shape",
+                    "why",
+                    "better layout",
+                ],
+            ),
+            (
+                "largest expansion",
+                &report.top_expansion,
+                &[
+                    "x",
+                    "allocated",
+                    "padding",
+                    "line",
+                    "instruction",
+                    "shape",
+                    "why",
+                    "better layout",
+                ],
+            ),
+        ];
+        for (title, list, columns) in lists {
+            if list.is_empty() {
+                continue;
+            }
+            let mut rows: Vec<Vec<String>> = vec![columns.iter().map(|c| c.to_string()).collect()];
+            for &i in list {
+                let r = row(i);
+                let owned = a.buffers[i].owned;
+                let x = owned.expansion().map_or_else(|| String::from("-"), |e| format!("{e}x"));
+                let cells: Vec<String> = columns
+                    .iter()
+                    .map(|c| match *c {
+                        "allocated" => b(owned.array_bytes),
+                        "padding" => b(owned.padding_bytes()),
+                        "x" => x.clone(),
+                        "line" => r.line.to_string(),
+                        "instruction" => r.instruction.to_string(),
+                        "opcode" => r.opcode.to_string(),
+                        "shape" => r.shape.to_string(),
+                        "op_name" => r.op_name.unwrap_or("-").to_string(),
+                        "why" => or_dash(r.causes.join(", ")),
+                        _ => match (&r.best_layout, r.best_bytes) {
+                            (Some(l), Some(n)) => format!("{l} {}", b(n)),
+                            _ => String::from("-"),
+                        },
+                    })
+                    .collect();
+                rows.push(cells);
+            }
+            let _ = write!(s, "\n{title}:\n{}", aligned(&rows, "  "));
+        }
+        if report.top_padding.is_empty() && report.totals.owned.instructions > 0 {
+            s += "\nno owned buffer pads\n";
+        }
+        if let Some(by) = report.options.group_by {
+            let title = format!("owned buffers by {by:?}").to_lowercase();
+            let _ = write!(s, "\n{title}:\n{}", self.sums(by_name(by), &report.groups));
+        }
+        s
+    }
+
+    /// The totals of several files.
+    fn total_table(&self, files: usize, totals: &Totals) -> String {
+        format!(
+            "total of {files} files: {} instructions\n{}",
+            totals.instructions,
+            self.totals_text(totals)
+        )
+    }
+
+    fn totals_text(&self, t: &Totals) -> String {
+        let o = &t.owned;
+        let mut s = format!(
+            "owned: {}, {} allocated for {} of data, {} padding{}\n",
+            count(o.instructions as usize, "instruction"),
+            self.size(o.sizes.array_bytes),
+            self.size(o.sizes.logical_bytes),
+            self.size(o.sizes.padding_bytes()),
+            o.sizes.expansion().map_or_else(String::new, |e| format!(" ({e}x)"))
+        );
+        if t.unread_shapes > 0 {
+            let _ = writeln!(
+                s,
+                "{} instructions have a result shape that was not read",
+                t.unread_shapes
+            );
+        }
+        if t.unsized_owners > 0 {
+            let _ = writeln!(
+                s,
+                "{} owning instructions have a leaf with no size (an unbounded dimension)",
+                t.unsized_owners
+            );
+        }
+        if !t.by_memory_space.is_empty() {
+            let spaces: Vec<Keyed<String>> = t
+                .by_memory_space
+                .iter()
+                .map(|k| Keyed { key: format!("S({})", k.key), sum: k.sum })
+                .collect();
+            s += &self.sums("memory space", &spaces);
+        }
+        if !t.by_computation.is_empty() {
+            s += &self.sums("computation", &t.by_computation);
+        }
+        s
+    }
+
+    /// Sums as an aligned table under `what`.
+    fn sums(&self, what: &str, sums: &[Keyed<String>]) -> String {
+        let mut rows = vec![[what, "instructions", "allocated", "data", "padding", "x"]
+            .map(String::from)
+            .to_vec()];
+        for k in sums {
+            let Sum { instructions, sizes } = k.sum;
+            rows.push(vec![
+                k.key.clone(),
+                instructions.to_string(),
+                self.size(sizes.array_bytes),
+                self.size(sizes.logical_bytes),
+                self.size(sizes.padding_bytes()),
+                sizes.expansion().map_or_else(|| String::from("-"), |e| format!("{e}x")),
+            ]);
+        }
+        aligned(&rows, "  ")
+    }
+
+    fn size(&self, n: u64) -> String {
+        match self.bytes {
+            Units::Oom => units::oom_bytes(n),
+            Units::Exact => n.to_string(),
+            Units::Iec => units::iec_bytes(n),
         }
     }
-    let mut spaces: BTreeMap<i64, usize> = BTreeMap::new();
-    for (a, seen) in distinct.values() {
-        *spaces.entry(a.layout_or_default().memory_space).or_default() += seen.count;
+}
+
+/// `1 line`, `2 lines`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+fn by_name(by: GroupBy) -> &'static str {
+    match by {
+        GroupBy::Op => "op_name",
+        GroupBy::Opcode => "opcode",
+        GroupBy::Shape => "shape",
     }
-    if spaces.keys().any(|&s| s != 0) {
-        let list: Vec<String> = spaces.iter().map(|(s, n)| format!("S({s}): {n}")).collect();
-        let _ = writeln!(out, "\nmemory spaces (occurrences): {}", list.join(", "));
+}
+
+fn or_dash(s: String) -> String {
+    if s.is_empty() {
+        String::from("-")
+    } else {
+        s
     }
-    if !invalid.is_empty() {
-        let _ = writeln!(out, "\ninvalid shapes:");
-        for (line, e) in &invalid {
-            let _ = writeln!(out, "  line {line}: {}", e.message());
+}
+
+/// The size columns shared by instruction and group rows, exact integers.
+fn size_fields(s: &Sizes) -> [String; 6] {
+    [
+        s.array_bytes.to_string(),
+        s.logical_bytes.to_string(),
+        s.padding_bytes().to_string(),
+        s.tiling_padding_bytes.to_string(),
+        s.widening_bytes.to_string(),
+        s.expansion().unwrap_or_else(|| String::from("-")),
+    ]
+}
+
+/// One instruction's fields, in [`columns`] order.
+fn row_fields(file: &str, r: &Row<'_>) -> Vec<String> {
+    let spaces: Vec<String> = r.memory_spaces.iter().map(ToString::to_string).collect();
+    let mut f = vec![
+        file.to_string(),
+        r.line.to_string(),
+        r.computation.unwrap_or("-").to_string(),
+        r.instruction.to_string(),
+        r.opcode.to_string(),
+        r.shape.to_string(),
+        or_dash(spaces.join("+")),
+    ];
+    match r.sizes {
+        Some(s) => f.extend(size_fields(&s.sizes)),
+        None => f.extend(std::iter::repeat(String::from("-")).take(6)),
+    }
+    f.push(String::from(if r.owns_buffer { "yes" } else { "no" }));
+    f.push(r.ownership.name().to_string());
+    f.push(r.owned_bytes.to_string());
+    f.push(r.op_name.unwrap_or("-").to_string());
+    f.push(r.source.clone().unwrap_or_else(|| String::from("-")));
+    f.push(or_dash(r.causes.join("; ")));
+    f.push(r.best_layout.clone().unwrap_or_else(|| String::from("-")));
+    f.push(r.best_bytes.map_or_else(|| String::from("-"), |n| n.to_string()));
+    f
+}
+
+/// A field for TSV: tabs, line ends and backslashes escaped, so that every row is one
+/// line of tab-separated fields.
+fn tsv_escape(field: &str) -> std::borrow::Cow<'_, str> {
+    if !field.contains(['\t', '\n', '\r', '\\']) {
+        return std::borrow::Cow::Borrowed(field);
+    }
+    let escaped =
+        field.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r");
+    std::borrow::Cow::Owned(escaped)
+}
+
+/// One CSV record, quoted as RFC 4180 says.
+fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
+    let mut w =
+        csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    // Writing to memory cannot fail; the bytes are the UTF-8 fields and separators.
+    let _ = w.write_record(fields.iter().map(|f| f.as_ref()));
+    let bytes = w.into_inner().unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// Columns padded to their widest cell; the last column is not padded.
+fn aligned(rows: &[Vec<String>], indent: &str) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width = |c: usize| {
+        rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..columns).map(width).collect();
+    let mut s = String::new();
+    for row in rows {
+        s += indent;
+        for (c, cell) in row.iter().enumerate() {
+            if c + 1 == row.len() {
+                s += cell;
+            } else {
+                let _ = write!(s, "{cell:<w$}  ", w = widths[c]);
+            }
         }
+        s += "\n";
     }
-    (out, invalid.is_empty())
+    s
+}
+
+/// One file in the JSON output: its name, then its report.
+#[derive(Serialize)]
+struct FileJson<'a, 'r, 'm, 't> {
+    file: &'a str,
+    #[serde(flatten)]
+    report: &'a Report<'r, 'm, 't>,
+}
+
+/// The JSON output's total.
+#[derive(Serialize)]
+struct TotalJson<'a> {
+    files: usize,
+    #[serde(flatten)]
+    totals: &'a Totals,
+}
+
+/// A line on standard error; if that cannot be written there is nowhere to say so.
+fn warn(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }

@@ -55,6 +55,15 @@ impl<'a> Out<'a> {
         writeln!(self.0, "{line}").map_err(Failure::Output)
     }
 
+    /// Writes `value` as JSON, as it is serialized (a report of a large dump is not built
+    /// in memory first).
+    pub fn json<T: serde::Serialize>(&mut self, value: &T) -> Result<(), Failure> {
+        serde_json::to_writer(&mut *self.0, value).map_err(|e| {
+            // The report types always serialize; what can fail is the writing.
+            Failure::Output(e.io_error_kind().map_or_else(|| io::Error::other(e), io::Error::from))
+        })
+    }
+
     /// Pushes out what is buffered; a closed pipe or full disk may only show here.
     pub fn flush(&mut self) -> Result<(), Failure> {
         self.0.flush().map_err(Failure::Output)
@@ -89,11 +98,12 @@ impl<'a> Stdin<'a> {
         Ok(Some(line))
     }
 
-    /// The whole of what is left.
-    pub fn rest(&mut self) -> Result<String, Failure> {
-        let mut text = String::new();
-        self.input.read_to_string(&mut text).map_err(stdin_failure)?;
-        Ok(text)
+    /// The whole of what is left, as bytes: a reader that accepts any bytes (an HLO dump,
+    /// which may hold a line that is not UTF-8) decides what to do with them.
+    pub fn rest(&mut self) -> Result<Vec<u8>, Failure> {
+        let mut bytes = Vec::new();
+        self.input.read_to_end(&mut bytes).map_err(stdin_failure)?;
+        Ok(bytes)
     }
 }
 
@@ -105,16 +115,24 @@ pub fn shape_text(arg: &str, stdin: &mut Stdin<'_>) -> Result<String, Failure> {
     Ok(stdin.next_line()?.unwrap_or_default().trim().to_owned())
 }
 
-/// The name (for messages) and the text of a FILE argument; `-` is standard input.
-pub fn read_file(path: &Path, stdin: &mut Stdin<'_>) -> Result<(String, String), Failure> {
+/// The name (for messages) and the bytes of a FILE argument; `-` is standard input.
+pub fn read_file(path: &Path, stdin: &mut Stdin<'_>) -> Result<(String, Vec<u8>), Failure> {
     if path == Path::new("-") {
         return Ok((String::from(STDIN), stdin.rest()?));
     }
     let name = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok((name, text)),
+    match std::fs::read(path) {
+        Ok(bytes) => Ok((name, bytes)),
         Err(error) => Err(Failure::Input { name, error }),
     }
+}
+
+/// The files of a directory argument that `pick` keeps, or the failure to list them.
+pub fn list_dir(
+    path: &Path,
+    pick: impl FnOnce(&Path) -> std::io::Result<Vec<std::path::PathBuf>>,
+) -> Result<Vec<std::path::PathBuf>, Failure> {
+    pick(path).map_err(|error| Failure::Input { name: path.display().to_string(), error })
 }
 
 /// What `main` does at the end of a run: diagnostics on `err`, and the exit status.

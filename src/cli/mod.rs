@@ -81,24 +81,6 @@ impl args::Map {
     }
 }
 
-impl args::Hlo {
-    fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
-        let mut status = 0;
-        for (i, file) in self.files.iter().enumerate() {
-            let (name, text) = io::read_file(file, stdin)?;
-            let (report, all_valid) = hlo::report(&name, &text);
-            if i > 0 {
-                out.text("\n")?;
-            }
-            out.text(&report)?;
-            if !all_valid {
-                status = 1;
-            }
-        }
-        Ok(status)
-    }
-}
-
 /// What `xlayout` with no arguments (`cargo run --release`) shows.
 fn demo(out: &mut Out<'_>) -> Result<Status, Failure> {
     let mut text = String::from(

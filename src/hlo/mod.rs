@@ -1,0 +1,63 @@
+//! Where the memory of an HLO module goes, buffer by buffer.
+//!
+//! HLO module text as XLA and JAX write it (`--xla_dump_to` files, `compiled.as_text()`,
+//! TPU and GPU dumps, fragments) is read in stages, each a plain data type:
+//!
+//! 1. [`decode`]: bytes to text (a line that is not UTF-8 is reported and read lossily);
+//! 2. [`Module::parse`]: computations and instructions (name, opcode, result shape, operands,
+//!    metadata, schedule order), every result shape read by layout-runtime's parser and
+//!    checked by its validator, and a [`Diagnostic`] with its line for what cannot be read;
+//! 3. [`Analysis::new`]: buffers — which instructions own memory, the sizes of every result
+//!    (XLA's `ArraySize` and the data in it), why it pads, the layout that would pad least;
+//! 4. [`Report::new`]: totals per memory space and computation, top-N lists, groups; rows
+//!    and the whole report serialize to JSON.
+//!
+//! ```
+//! use xlayout::hlo::{decode, Analysis, Module, Report, ReportOptions};
+//!
+//! let dump = b"HloModule jit_step, is_scheduled=true
+//!
+//! ENTRY %main (p: s32[8388608,8,4]) -> s32[8388608,8,4] {
+//!   %p = s32[8388608,8,4]{2,1,0:T(8,128)} parameter(0)
+//!   ROOT %n = s32[8388608,8,4]{2,1,0:T(8,128)} negate(%p), metadata={op_name=\"jit(step)/neg\"}
+//! }
+//! ";
+//! let (text, problems) = decode(dump);
+//! assert!(problems.is_empty());
+//! let module = Module::parse(&text);
+//! let analysis = Analysis::new(&module);
+//! let report = Report::new(&analysis, ReportOptions::default());
+//! assert_eq!(report.totals.owned.instructions, 2);
+//! assert_eq!(report.totals.owned.sizes.array_bytes, 2 * 34_359_738_368);
+//!
+//! let row = analysis.row(1);
+//! assert_eq!(row.sizes.unwrap().sizes.logical_bytes, 1_073_741_824);
+//! assert_eq!(row.sizes.unwrap().sizes.expansion().as_deref(), Some("32.0"));
+//! assert_eq!(row.causes, ["d2 4 -> 128 (x32.0)"]);
+//! assert_eq!(row.best_layout.as_deref(), Some("{0,1,2:T(8,128)}"));
+//! ```
+
+mod buffer;
+mod decode;
+mod diagnostic;
+mod dump;
+mod instruction;
+mod lex;
+mod metadata;
+mod module;
+mod report;
+pub mod units;
+
+pub use buffer::{
+    best_layout, defines_leaf, Analysis, BestLayout, BufferFacts, Cause, Leaf, LeafKind, Ownership,
+    ShapeFacts, Sizes, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET,
+};
+pub use decode::decode;
+pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use dump::{module_files, Stage};
+pub use instruction::Called;
+pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
+pub use module::{CallContext, Computation, Instruction, Module, ShapeId};
+pub use report::{
+    op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
+};

@@ -1,0 +1,516 @@
+//! Buffers -> reports: one row per instruction, totals of the memory instructions own (per
+//! memory space and per computation), top-N lists, and groups.
+
+use std::collections::HashMap;
+
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
+
+use super::buffer::{Analysis, LeafKind, Ownership, Sizes};
+use super::diagnostic::Diagnostic;
+
+/// The version of the machine-readable report (JSON keys, TSV columns). It changes only
+/// when a key or column is renamed or removed, or a value changes meaning.
+pub const REPORT_VERSION: u32 = 1;
+
+/// What to group owned buffers by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// The `op_name` path without its last part (the layer, not the primitive); see
+    /// [`ReportOptions::op_depth`].
+    Op,
+    /// The opcode.
+    Opcode,
+    /// The result shape as written.
+    Shape,
+}
+
+/// What a report lists.
+///
+/// ```
+/// let o = xlayout::hlo::ReportOptions::default();
+/// assert_eq!((o.top, o.min_bytes, o.group_by), (20, 0, None));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// Entries per top list and groups listed.
+    pub top: usize,
+    /// Buffers smaller than this are left out of the top lists.
+    pub min_bytes: u64,
+    /// Group owned buffers.
+    pub group_by: Option<GroupBy>,
+    /// With [`GroupBy::Op`]: keep this many leading parts of the `op_name` path
+    /// (`jit(f)/layer/dot` has 3); `None` drops the last part.
+    pub op_depth: Option<usize>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions { top: 20, min_bytes: 0, group_by: None, op_depth: None }
+    }
+}
+
+/// A sum of owned buffers and how many instructions it covers.
+///
+/// ```
+/// use xlayout::hlo::{Sizes, Sum};
+/// let mut s = Sum::default();
+/// s.add(&Sizes { array_bytes: 512, logical_bytes: 40, tiling_padding_bytes: 472, widening_bytes: 0 });
+/// assert_eq!((s.instructions, s.sizes.padding_bytes()), (1, 472));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Sum {
+    /// Instructions added.
+    pub instructions: u64,
+    /// Their bytes.
+    #[serde(flatten)]
+    pub sizes: Sizes,
+}
+
+impl Sum {
+    /// Adds one instruction's bytes.
+    pub fn add(&mut self, sizes: &Sizes) {
+        self.instructions += 1;
+        self.sizes = self.sizes.plus(sizes);
+    }
+
+    /// Adds another sum.
+    ///
+    /// ```
+    /// use xlayout::hlo::Sum;
+    /// let mut a = Sum { instructions: 2, ..Sum::default() };
+    /// a.merge(&a.clone());
+    /// assert_eq!(a.instructions, 4);
+    /// ```
+    pub fn merge(&mut self, other: &Sum) {
+        self.instructions += other.instructions;
+        self.sizes = self.sizes.plus(&other.sizes);
+    }
+}
+
+/// A sum with what it is the sum of (a memory space, a computation, a group key).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Keyed<K> {
+    /// What was summed.
+    pub key: K,
+    /// The sum.
+    #[serde(flatten)]
+    pub sum: Sum,
+}
+
+/// The memory instructions own: in all, per memory space, per computation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Instructions read.
+    pub instructions: u64,
+    /// Instructions whose result shape was not read (invalid).
+    pub unread_shapes: u64,
+    /// Owning instructions with a leaf XLA gives no size (unbounded dimension): their other
+    /// leaves are counted.
+    pub unsized_owners: u64,
+    /// All owned memory.
+    pub owned: Sum,
+    /// Per memory space (`S(n)`), ascending; an instruction with leaves in two spaces
+    /// counts in both.
+    pub by_memory_space: Vec<Keyed<i64>>,
+    /// Per computation that owns any memory, in text order (`-`: outside any computation).
+    pub by_computation: Vec<Keyed<String>>,
+}
+
+impl Totals {
+    /// Adds the totals of another file (per-computation sums are kept per file, so they
+    /// are not merged).
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Report, ReportOptions, Totals};
+    /// let m = Module::parse("%a = f32[2]{0} parameter(0)\n");
+    /// let a = Analysis::new(&m);
+    /// let r = Report::new(&a, ReportOptions::default());
+    /// let mut all = Totals::default();
+    /// all.merge(&r.totals);
+    /// all.merge(&r.totals);
+    /// assert_eq!((all.owned.instructions, all.owned.sizes.array_bytes), (2, 16));
+    /// ```
+    pub fn merge(&mut self, other: &Totals) {
+        self.instructions += other.instructions;
+        self.unread_shapes += other.unread_shapes;
+        self.unsized_owners += other.unsized_owners;
+        self.owned.merge(&other.owned);
+        for k in &other.by_memory_space {
+            match self.by_memory_space.binary_search_by_key(&k.key, |m| m.key) {
+                Ok(i) => self.by_memory_space[i].sum.merge(&k.sum),
+                Err(i) => self.by_memory_space.insert(i, k.clone()),
+            }
+        }
+    }
+}
+
+/// One instruction as a report row: what the dump says, the sizes of its whole result, and
+/// what it owns. The JSON keys and TSV columns are these field names.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row<'a> {
+    /// The line it starts on.
+    pub line: usize,
+    /// Its computation (`None` outside any).
+    pub computation: Option<&'a str>,
+    /// Its name, without `%`.
+    pub instruction: &'a str,
+    /// Its opcode.
+    pub opcode: &'a str,
+    /// Its result shape as written.
+    pub shape: &'a str,
+    /// The memory spaces of its array leaves.
+    pub memory_spaces: Vec<i64>,
+    /// Sizes of the whole result (every leaf with a size); `None` when the shape was not
+    /// read.
+    #[serde(flatten)]
+    pub sizes: Option<RowSizes>,
+    /// Whether it owns memory.
+    pub owns_buffer: bool,
+    /// Why or why not.
+    pub ownership: Ownership,
+    /// The `ArraySize` of the leaves it owns.
+    pub owned_bytes: u64,
+    /// Its `op_name`.
+    pub op_name: Option<&'a str>,
+    /// `file:line` of its source.
+    pub source: Option<String>,
+    /// Why it pads, per padded dimension (`{1}: ` before a tuple leaf's reasons).
+    pub causes: Vec<String>,
+    /// A layout that pads at least 10% less (the first such leaf's, for a tuple).
+    pub best_layout: Option<String>,
+    /// That layout's `ArraySize`.
+    pub best_bytes: Option<u64>,
+}
+
+/// The sizes in a [`Row`].
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RowSizes {
+    /// The bytes.
+    #[serde(flatten)]
+    pub sizes: Sizes,
+    /// Leaves without a size.
+    pub unsized_leaves: usize,
+}
+
+impl Analysis<'_, '_> {
+    /// The report row of instruction `i`.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module};
+    /// let m = Module::parse("%p = bf16[16,1280,40]{2,1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}\n");
+    /// let a = Analysis::new(&m);
+    /// let r = a.row(0);
+    /// assert_eq!(r.sizes.unwrap().sizes.array_bytes, 5_242_880);
+    /// assert_eq!(r.causes, ["d2 40 -> 128 (x3.20)"]);
+    /// assert_eq!(r.best_layout.as_deref(), Some("{1,2,0:T(8,128)(2,1)}"));
+    /// assert_eq!((r.owns_buffer, r.op_name), (true, Some("x")));
+    /// ```
+    pub fn row(&self, i: usize) -> Row<'_> {
+        let m = self.module;
+        let ins = &m.instructions[i];
+        let facts = self.facts(i);
+        let buffer = &self.buffers[i];
+        let mut causes = Vec::new();
+        let mut best = None;
+        if let Some(f) = facts {
+            for leaf in &f.leaves {
+                let prefix = if leaf.index.is_empty() {
+                    String::new()
+                } else {
+                    let index: Vec<String> = leaf.index.iter().map(ToString::to_string).collect();
+                    format!("{{{}}}: ", index.join(","))
+                };
+                causes.extend(leaf.causes.iter().map(|c| format!("{prefix}{c}")));
+                if best.is_none() && leaf.kind == LeafKind::Array {
+                    best = leaf.best.as_ref();
+                }
+            }
+        }
+        Row {
+            line: ins.line,
+            computation: ins.computation.map(|c| m.computations[c].name),
+            instruction: ins.name,
+            opcode: ins.opcode,
+            shape: ins.shape_text,
+            memory_spaces: facts.map(|f| f.memory_spaces.clone()).unwrap_or_default(),
+            sizes: facts.map(|f| RowSizes { sizes: f.total, unsized_leaves: f.unsized_leaves }),
+            owns_buffer: buffer.ownership.owns(),
+            ownership: buffer.ownership,
+            owned_bytes: buffer.owned.array_bytes,
+            op_name: ins.metadata.op_name.as_deref(),
+            source: m.source(i).map(|s| format!("{}:{}", s.file, s.line)),
+            causes,
+            best_layout: best.map(|b| b.layout.clone()),
+            best_bytes: best.map(|b| b.array_bytes),
+        }
+    }
+}
+
+/// A module's report: totals, the top lists (instruction indices), groups.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
+/// let text = "ENTRY %main {\n  %a = f32[10]{0:T(128)} parameter(0)\n  %b = f32[1000]{0:T(128)} negate(%a)\n  %c = f32[10]{0:T(128)} slice(%b), slice={[0:10]}\n}\n";
+/// let m = Module::parse(text);
+/// let a = Analysis::new(&m);
+/// let r = Report::new(&a, ReportOptions::default());
+/// assert_eq!(r.totals.owned.instructions, 3);
+/// assert_eq!(r.totals.owned.sizes.array_bytes, 512 + 4096 + 512);
+/// assert_eq!(r.top_allocated, [1, 0, 2]); // b, then a and c in file order
+/// assert_eq!(r.top_expansion, [0, 2, 1]); // 12.8x, 12.8x, 1.02x
+/// ```
+#[derive(Clone, Debug)]
+pub struct Report<'r, 'm, 't> {
+    /// What the report is of.
+    pub analysis: &'r Analysis<'m, 't>,
+    /// What it lists.
+    pub options: ReportOptions,
+    /// The totals.
+    pub totals: Totals,
+    /// Owning instructions by owned bytes, largest first (ties in file order).
+    pub top_allocated: Vec<usize>,
+    /// Owning instructions by padding bytes, largest first; only those that pad.
+    pub top_padding: Vec<usize>,
+    /// Owning instructions by expansion, largest first (ties: larger first); only those
+    /// that pad.
+    pub top_expansion: Vec<usize>,
+    /// Groups of owned buffers by [`ReportOptions::group_by`], largest first.
+    pub groups: Vec<Keyed<String>>,
+}
+
+impl<'r, 'm, 't> Report<'r, 'm, 't> {
+    /// Sums and ranks.
+    pub fn new(analysis: &'r Analysis<'m, 't>, options: ReportOptions) -> Self {
+        let m = analysis.module;
+        let mut totals = Totals { instructions: m.instructions.len() as u64, ..Totals::default() };
+        let mut spaces: Vec<Keyed<i64>> = Vec::new();
+        let mut per_computation: Vec<Sum> = vec![Sum::default(); m.computations.len()];
+        let mut outside = Sum::default();
+        let mut owners: Vec<usize> = Vec::new();
+        for (i, ins) in m.instructions.iter().enumerate() {
+            let b = &analysis.buffers[i];
+            let Some(facts) = analysis.facts(i) else {
+                totals.unread_shapes += 1;
+                continue;
+            };
+            if !b.ownership.owns() {
+                continue;
+            }
+            owners.push(i);
+            totals.owned.add(&b.owned);
+            match ins.computation {
+                Some(c) => per_computation[c].add(&b.owned),
+                None => outside.add(&b.owned),
+            }
+            if analysis.owned_leaves(i).any(|l| l.sizes.is_none()) {
+                totals.unsized_owners += 1;
+            }
+            // Per memory space: one entry per space the owned leaves are in.
+            let mut add =
+                |space: i64, sizes: &Sizes| match spaces.iter_mut().find(|k| k.key == space) {
+                    Some(k) => k.sum.add(sizes),
+                    None => {
+                        let mut sum = Sum::default();
+                        sum.add(sizes);
+                        spaces.push(Keyed { key: space, sum });
+                    }
+                };
+            if facts.memory_spaces.len() <= 1 && b.ownership == Ownership::Owns {
+                add(facts.memory_spaces.first().copied().unwrap_or(0), &b.owned);
+            } else {
+                let mut by_space: Vec<(i64, Sizes)> = Vec::new();
+                for leaf in analysis.owned_leaves(i).filter(|l| l.kind == LeafKind::Array) {
+                    let s = leaf.sizes.unwrap_or_default();
+                    match by_space.iter_mut().find(|(k, _)| *k == leaf.memory_space) {
+                        Some((_, t)) => *t = t.plus(&s),
+                        None => by_space.push((leaf.memory_space, s)),
+                    }
+                }
+                for (space, s) in by_space {
+                    add(space, &s);
+                }
+            }
+        }
+        spaces.sort_by_key(|k| k.key);
+        totals.by_memory_space = spaces;
+        if outside.instructions > 0 {
+            totals.by_computation.push(Keyed { key: String::from("-"), sum: outside });
+        }
+        for (c, sum) in m.computations.iter().zip(per_computation) {
+            if sum.instructions > 0 {
+                totals.by_computation.push(Keyed { key: c.name.to_string(), sum });
+            }
+        }
+
+        let owned = |i: &usize| analysis.buffers[*i].owned;
+        let listed: Vec<usize> =
+            owners.iter().copied().filter(|i| owned(i).array_bytes >= options.min_bytes).collect();
+        let top_allocated = top(&listed, options.top, |a, b| {
+            owned(b).array_bytes.cmp(&owned(a).array_bytes).then(a.cmp(b))
+        });
+        let padded: Vec<usize> =
+            listed.iter().copied().filter(|i| owned(i).padding_bytes() > 0).collect();
+        let top_padding = top(&padded, options.top, |a, b| {
+            owned(b).padding_bytes().cmp(&owned(a).padding_bytes()).then(a.cmp(b))
+        });
+        let top_expansion = top(&padded, options.top, |a, b| {
+            let (x, y) = (owned(a), owned(b));
+            // x.array/x.logical vs y.array/y.logical, exactly; no data sorts first.
+            let lhs = u128::from(y.array_bytes) * u128::from(x.logical_bytes);
+            let rhs = u128::from(x.array_bytes) * u128::from(y.logical_bytes);
+            lhs.cmp(&rhs).then(y.array_bytes.cmp(&x.array_bytes)).then(a.cmp(b))
+        });
+        let groups = match options.group_by {
+            None => Vec::new(),
+            Some(by) => {
+                let mut map: HashMap<String, Sum> = HashMap::new();
+                for &i in &owners {
+                    let ins = &m.instructions[i];
+                    let key = match by {
+                        GroupBy::Opcode => ins.opcode.to_string(),
+                        GroupBy::Shape => ins.shape_text.to_string(),
+                        GroupBy::Op => op_prefix(ins.metadata.op_name.as_deref(), options.op_depth),
+                    };
+                    map.entry(key).or_default().add(&analysis.buffers[i].owned);
+                }
+                let mut groups: Vec<Keyed<String>> =
+                    map.into_iter().map(|(key, sum)| Keyed { key, sum }).collect();
+                groups.sort_by(|a, b| {
+                    b.sum
+                        .sizes
+                        .array_bytes
+                        .cmp(&a.sum.sizes.array_bytes)
+                        .then_with(|| a.key.cmp(&b.key))
+                });
+                groups.truncate(options.top);
+                groups
+            }
+        };
+        Report { analysis, options, totals, top_allocated, top_padding, top_expansion, groups }
+    }
+
+    /// The owning instructions whose owned bytes expand more than `num / den` times
+    /// (exactly: `array × den > num × logical`), in file order.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
+    /// let m = Module::parse("%a = f32[10]{0:T(128)} parameter(0)\n%b = f32[100]{0:T(128)} parameter(1)\n");
+    /// let a = Analysis::new(&m);
+    /// let r = Report::new(&a, ReportOptions::default());
+    /// assert_eq!(r.expanding_more_than(128, 100), [0]); // 12.8x; 1.28x is not above 1.28
+    /// ```
+    pub fn expanding_more_than(&self, num: u128, den: u128) -> Vec<usize> {
+        let a = self.analysis;
+        (0..a.buffers.len())
+            .filter(|&i| {
+                let o = &a.buffers[i].owned;
+                a.buffers[i].ownership.owns()
+                    && u128::from(o.array_bytes).saturating_mul(den)
+                        > u128::from(o.logical_bytes).saturating_mul(num)
+            })
+            .collect()
+    }
+
+    /// The module's diagnostics.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.analysis.module.diagnostics
+    }
+}
+
+/// The first `n` of `items` in `order`, without sorting all of them.
+fn top(
+    items: &[usize],
+    n: usize,
+    order: impl Fn(&usize, &usize) -> std::cmp::Ordering,
+) -> Vec<usize> {
+    let mut v = items.to_vec();
+    if n == 0 {
+        return Vec::new();
+    }
+    if v.len() > n {
+        v.select_nth_unstable_by(n - 1, &order);
+        v.truncate(n);
+    }
+    v.sort_by(&order);
+    v
+}
+
+/// The `op_name` group key: the first `depth` parts of the path, or all but the last.
+///
+/// ```
+/// use xlayout::hlo::op_prefix;
+/// assert_eq!(op_prefix(Some("jit(f)/layer_3/attention/dot_general"), None), "jit(f)/layer_3/attention");
+/// assert_eq!(op_prefix(Some("jit(f)/layer_3/attention/dot_general"), Some(2)), "jit(f)/layer_3");
+/// assert_eq!(op_prefix(Some("a[0]"), None), "a[0]");
+/// assert_eq!(op_prefix(None, None), "-");
+/// ```
+pub fn op_prefix(op_name: Option<&str>, depth: Option<usize>) -> String {
+    let Some(name) = op_name.filter(|n| !n.is_empty()) else {
+        return String::from("-");
+    };
+    // `/` inside brackets (`transpose(jvp(a/b))`) does not split the path.
+    let mut cuts = Vec::new();
+    let mut level = 0i32;
+    for (i, c) in name.char_indices() {
+        match c {
+            '(' | '[' | '{' => level += 1,
+            ')' | ']' | '}' => level -= 1,
+            '/' if level <= 0 => cuts.push(i),
+            _ => {}
+        }
+    }
+    let end = match depth {
+        None => cuts.last().copied().unwrap_or(name.len()),
+        Some(d) => cuts.get(d.saturating_sub(1)).copied().filter(|_| d > 0).unwrap_or(name.len()),
+    };
+    name[..end].to_string()
+}
+
+impl Serialize for Report<'_, '_, '_> {
+    /// `{"module", "is_scheduled", "entry", "lines", "totals", "top": {"allocated",
+    /// "padding", "expansion"}, "groups"?, "instructions", "diagnostics"}`; rows as [`Row`].
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Rows<'a, 'm, 't>(&'a Analysis<'m, 't>, &'a [usize]);
+        impl Serialize for Rows<'_, '_, '_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.1.len()))?;
+                for &i in self.1 {
+                    seq.serialize_element(&self.0.row(i))?;
+                }
+                seq.end()
+            }
+        }
+        #[derive(Serialize)]
+        struct Top<'a, 'm, 't> {
+            allocated: Rows<'a, 'm, 't>,
+            padding: Rows<'a, 'm, 't>,
+            expansion: Rows<'a, 'm, 't>,
+        }
+        let a = self.analysis;
+        let m = a.module;
+        let all: Vec<usize> = (0..m.instructions.len()).collect();
+        let mut st = s.serialize_struct("Report", 9)?;
+        st.serialize_field("module", &m.name)?;
+        st.serialize_field("is_scheduled", &m.is_scheduled)?;
+        st.serialize_field("entry", &m.entry.map(|e| m.computations[e].name))?;
+        st.serialize_field("lines", &m.lines)?;
+        st.serialize_field("totals", &self.totals)?;
+        st.serialize_field(
+            "top",
+            &Top {
+                allocated: Rows(a, &self.top_allocated),
+                padding: Rows(a, &self.top_padding),
+                expansion: Rows(a, &self.top_expansion),
+            },
+        )?;
+        if let Some(by) = self.options.group_by {
+            st.serialize_field("group_by", &by)?;
+            st.serialize_field("groups", &self.groups)?;
+        }
+        st.serialize_field("instructions", &Rows(a, &all))?;
+        st.serialize_field("diagnostics", &m.diagnostics)?;
+        st.end()
+    }
+}

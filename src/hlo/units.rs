@@ -1,0 +1,193 @@
+//! Numbers for people: byte counts in the units XLA's reports use, and ratios to three
+//! significant figures. Exact integer arithmetic throughout, so the same input always prints
+//! the same text.
+
+/// XLA's `HumanReadableNumBytes` (tsl `numbers.cc`), which TPU out-of-memory reports print
+/// without its `iB`: below 1024 the plain count with `B`; then binary units, `K` with one
+/// decimal and `M`, `G`, `T`, `P`, `E` with two. As XLA does, the count is divided by 1024
+/// in whole numbers until it is below 1024², and only the last division keeps a fraction
+/// (rounded half to even, as `printf` rounds an exact binary value).
+///
+/// ```
+/// use xlayout::hlo::units::oom_bytes;
+/// assert_eq!(oom_bytes(512), "512B");
+/// assert_eq!(oom_bytes(65536), "64.0K");
+/// assert_eq!(oom_bytes(4 << 30), "4.00G");
+/// assert_eq!(oom_bytes(34_359_738_368), "32.00G");
+/// assert_eq!(oom_bytes(1_638_400), "1.56M");
+/// ```
+pub fn oom_bytes(n: u64) -> String {
+    human_bytes(n, "")
+}
+
+/// [`oom_bytes`] with XLA's own `iB` suffix, as `HumanReadableNumBytes` prints it
+/// (`64.0KiB`, `4.00GiB`; plain bytes keep `B`).
+///
+/// ```
+/// use xlayout::hlo::units::iec_bytes;
+/// assert_eq!(iec_bytes(1023), "1023B");
+/// assert_eq!(iec_bytes(1536), "1.5KiB");
+/// assert_eq!(iec_bytes(5_242_880), "5.00MiB");
+/// ```
+pub fn iec_bytes(n: u64) -> String {
+    human_bytes(n, "iB")
+}
+
+fn human_bytes(n: u64, suffix: &str) -> String {
+    if n < 1024 {
+        return format!("{n}B");
+    }
+    const UNITS: &[u8] = b"KMGTPE";
+    let (mut value, mut unit) = (n, 0);
+    while value >= 1024 * 1024 {
+        value /= 1024;
+        unit += 1;
+    }
+    let decimals = if unit == 0 { 1 } else { 2 };
+    // value / 1024 is exact in binary; printf rounds it half to even.
+    let scaled = u128::from(value) * 10u128.pow(decimals);
+    let (mut q, r) = (scaled / 1024, scaled % 1024);
+    if 2 * r > 1024 || (2 * r == 1024 && q % 2 == 1) {
+        q += 1;
+    }
+    let p = 10u128.pow(decimals);
+    format!("{}.{:0width$}{}{suffix}", q / p, q % p, UNITS[unit] as char, width = decimals as usize)
+}
+
+/// `num / den` to three significant figures (half up, from the exact fraction): `32.0`,
+/// `128`, `4.00`, `1.05`, `0.573`; a large ratio keeps all its integer digits (`1230`).
+/// `None` when `den` is 0.
+///
+/// ```
+/// use xlayout::hlo::units::ratio;
+/// assert_eq!(ratio(34_359_738_368, 1_073_741_824).as_deref(), Some("32.0"));
+/// assert_eq!(ratio(128, 1).as_deref(), Some("128"));
+/// assert_eq!(ratio(1045, 1000).as_deref(), Some("1.05"));
+/// assert_eq!(ratio(1, 3).as_deref(), Some("0.333"));
+/// assert_eq!(ratio(0, 5).as_deref(), Some("0"));
+/// assert_eq!(ratio(5, 0), None);
+/// ```
+pub fn ratio(num: u64, den: u64) -> Option<String> {
+    if den == 0 {
+        return None;
+    }
+    if num == 0 {
+        return Some(String::from("0"));
+    }
+    let (num, den) = (u128::from(num), u128::from(den));
+    // e = floor(log10(num / den)), so that 10^e <= num/den < 10^(e+1).
+    let mut e: i32 = 0;
+    while num >= den * 10u128.pow(e as u32 + 1) {
+        e += 1;
+    }
+    while e <= 0 && num * 10u128.pow((-e) as u32) < den {
+        e -= 1;
+    }
+    // Three digits: q = round(num/den * 10^(2-e)), 100 <= q <= 1000.
+    let round = |n: u128, d: u128| (2 * n + d) / (2 * d);
+    let mut q = if e <= 2 {
+        round(num * 10u128.pow((2 - e) as u32), den)
+    } else {
+        round(num, den * 10u128.pow((e - 2) as u32))
+    };
+    if q == 1000 {
+        q = 100;
+        e += 1;
+    }
+    Some(if e >= 2 {
+        (q * 10u128.pow((e - 2) as u32)).to_string()
+    } else if e >= 0 {
+        let split = 10u128.pow((2 - e) as u32);
+        format!("{}.{:0width$}", q / split, q % split, width = (2 - e) as usize)
+    } else {
+        format!("0.{}{q}", "0".repeat((-e - 1) as usize))
+    })
+}
+
+/// A byte count as a person types it: digits with an optional binary unit (`K`, `M`, `G`,
+/// `T`, `P`, with or without `iB`/`B`, any case) and an optional fraction (`1.5G`);
+/// `_` and `,` between digits are ignored. `None` when it is no such number or does not
+/// fit in 64 bits.
+///
+/// ```
+/// use xlayout::hlo::units::parse_bytes;
+/// assert_eq!(parse_bytes("16G"), Some(16 << 30));
+/// assert_eq!(parse_bytes("1.5KiB"), Some(1536));
+/// assert_eq!(parse_bytes("1,000,000"), Some(1_000_000));
+/// assert_eq!(parse_bytes("12 MB"), Some(12 << 20));
+/// assert_eq!(parse_bytes("lots"), None);
+/// ```
+pub fn parse_bytes(text: &str) -> Option<u64> {
+    let text: String = text.chars().filter(|c| !matches!(c, '_' | ',' | ' ')).collect();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        "p" | "pb" | "pib" => 50,
+        _ => return None,
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() || !fraction.chars().all(|c| c.is_ascii_digit()) || fraction.len() > 18 {
+        return None;
+    }
+    let whole = u128::from(whole.parse::<u64>().ok()?);
+    let frac_num: u128 = if fraction.is_empty() { 0 } else { fraction.parse().ok()? };
+    let frac_den = 10u128.pow(fraction.len() as u32);
+    let bytes = (whole << shift) + ((frac_num << shift) / frac_den);
+    u64::try_from(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_bytes_as_xla_prints_them() {
+        // Each case: HumanReadableNumBytes's arithmetic done by hand.
+        assert_eq!(oom_bytes(0), "0B");
+        assert_eq!(oom_bytes(1024), "1.0K");
+        assert_eq!(oom_bytes(1024 * 1024 - 1), "1024.0K"); // 1023.999 rounds up, as in C
+        assert_eq!(oom_bytes(1024 * 1024), "1.00M");
+        // 1.125 is exact in binary: printf rounds half to even, 1.12.
+        assert_eq!(oom_bytes(1152 * 1024), "1.12M");
+        assert_eq!(oom_bytes(1160 * 1024), "1.13M");
+        // Whole-number division first: 1 GiB + 1023 bytes truncates to 1.00G.
+        assert_eq!(oom_bytes((1 << 30) + 1023), "1.00G");
+        assert_eq!(oom_bytes(1_073_741_824), "1.00G");
+        assert_eq!(oom_bytes(u64::MAX), "16.00E");
+        assert_eq!(iec_bytes(64 << 10), "64.0KiB");
+    }
+
+    #[test]
+    fn three_significant_figures() {
+        let r = |n, d| ratio(n, d).unwrap();
+        assert_eq!(r(5_242_880, 1_638_400), "3.20");
+        assert_eq!(r(6_442_450_944, 50_331_648), "128");
+        assert_eq!(r(12_345, 1), "12300"); // 1.23e4, integer digits kept
+        assert_eq!(r(9995, 1000), "10.0"); // rounds up into the next decade
+        assert_eq!(r(9_995, 10), "1000");
+        assert_eq!(r(1, 1000), "0.00100");
+        assert_eq!(r(1, u64::MAX), "0.0000000000000000000542");
+        assert_eq!(r(u64::MAX, 1), "18400000000000000000");
+        assert_eq!(r(1, 1), "1.00");
+        assert_eq!(r(1_044_999, 1_000_000), "1.04");
+    }
+
+    #[test]
+    fn byte_counts_as_typed() {
+        assert_eq!(parse_bytes("0"), Some(0));
+        assert_eq!(parse_bytes("64k"), Some(65536));
+        assert_eq!(parse_bytes("1.00G"), Some(1 << 30));
+        assert_eq!(parse_bytes("15.75GiB"), Some(16_911_433_728));
+        assert_eq!(parse_bytes("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_bytes("18446744073709551616"), None);
+        assert_eq!(parse_bytes("16E"), None);
+        assert_eq!(parse_bytes(".5G"), None);
+        assert_eq!(parse_bytes("1.5.2G"), None);
+        assert_eq!(parse_bytes(""), None);
+    }
+}
