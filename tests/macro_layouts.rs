@@ -30,7 +30,8 @@ assert_eq_size!(Pasted, ());
 assert_impl_all!(Fig1: Copy, Clone, Send, Sync, Default, core::fmt::Debug, PartialEq, Eq, core::hash::Hash, StaticLayout, TypedLayout);
 assert_impl_all!(Packed: StaticLayout);
 assert_not_impl_any!(Packed: TypedLayout); // 4-bit elements are not whole Rust values
-assert_impl_all!(Buffer<Fig1>: Copy, Send, Sync);
+assert_impl_all!(Buffer<Fig1>: Clone, Send, Sync);
+assert_not_impl_any!(Buffer<Fig1>: Copy); // a copy of a large array is never silent
 
 // Constants are constants.
 const_assert_eq!(Fig1::RANK, 2);
@@ -200,7 +201,7 @@ where
     let n: usize = p.dims().iter().product();
     // Distinct non-zero values of any element type, from its ZERO and a counter.
     let values: Vec<L::Elem> = (0..n).map(|k| value::<L::Elem>(k + 1)).collect();
-    let buf = Buffer::<L>::pack_from(&values).unwrap();
+    let buf = Buffer::<L>::from_row_major(&values).unwrap();
     let storage = buf.as_slice();
     let mut filled = vec![false; storage.len()];
     for (k, (index, offset)) in p.row_major().enumerate() {
@@ -218,7 +219,7 @@ where
     let mut through_view = vec![<L::Elem as xlayout::Element>::ZERO; storage.len()];
     xlayout::fixed::ViewMut::<L>::new(&mut through_view).unwrap().pack_from(&values).unwrap();
     assert_eq!(through_view, storage);
-    let e = Buffer::<L>::pack_from(&values[..n.saturating_sub(1)]);
+    let e = Buffer::<L>::from_row_major(&values[..n.saturating_sub(1)]);
     assert_eq!(e.is_err(), n > 0);
 }
 
@@ -230,6 +231,8 @@ fn value<T: xlayout::Element>(k: usize) -> T {
         "f64" => Box::new(k as f64),
         "u8" => Box::new((k % 251 + 1) as u8),
         "u16" => Box::new(k as u16),
+        "half::binary16::f16" => Box::new(half::f16::from_f32(k as f32)),
+        "half::bfloat::bf16" => Box::new(half::bf16::from_f32(k as f32)),
         "u32" => Box::new(k as u32),
         "i32" => Box::new(k as i32),
         "bool" => Box::new(true),
