@@ -41,7 +41,7 @@ mod sealed {
 ///
 /// Every XLA element type has one typed element, named after it in [`elem`]: `f32`, `f64`,
 /// `i8`..`i64`, `u8`..`u64`, `bool` (`pred`), `[f32; 2]` (`c64`), `[f64; 2]` (`c128`),
-/// [`bf16`] and [`f16`] (from the `half` crate), the narrow floats [`F8e4m3fn`] and its
+/// [`bf16`] and [`f16`](struct@f16) (from the `half` crate), the narrow floats [`F8e4m3fn`] and its
 /// siblings, and the narrow integers [`S4`], [`U4`], [`S2`], [`U2`], [`S1`], [`U1`]. The unsigned
 /// integers also hold the raw bits of the types of their width stored a byte or two each
 /// (`u8` for the 8-bit floats and the unpacked sub-byte types, `u16` for `f16` and `bf16`),
