@@ -85,7 +85,8 @@
 //! Host code holds arrays row-major. [`Buffer::from_row_major`](crate::Buffer::from_row_major)
 //! and `pack_from` lay one out (padding zero); `unpack_into` brings it back. For shapes known
 //! only at run time, or to convert many buffers fast, the runtime's
-//! [`RelayoutPlan::run_typed`](crate::RelayoutPlan::run_typed) takes `bf16` slices directly:
+//! [`RelayoutPlan::run_typed`](crate::RelayoutPlan::run_typed) takes `bf16` slices directly
+//! (with default features; `half`'s types are always `bytemuck::Pod` here):
 //!
 //! ```
 //! use xlayout::{bf16, layout, HeapBuffer, RelayoutPlan, Shape, StaticLayout};
@@ -98,7 +99,7 @@
 //! let mut b = HeapBuffer::<Act>::zeroed();
 //! let row_major: Shape = "bf16[256,1024]".parse()?;
 //! let plan = RelayoutPlan::new(row_major.try_array()?, Act.to_shape().try_array()?)?;
-//! plan.run_typed::<bf16>(&host, b.as_mut_slice())?;
+//! plan.run_typed::<half::bf16>(&host, b.as_mut_slice())?; // `half::bf16` is `xlayout::bf16`
 //! assert_eq!(a.as_slice(), b.as_slice());
 //!
 //! let mut back = vec![bf16::ZERO; host.len()];
