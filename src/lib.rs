@@ -9,6 +9,8 @@
 
 pub use layout_runtime::*;
 
+#[cfg(feature = "std")]
+pub mod guide;
 #[cfg(feature = "hlo")]
 pub mod hlo;
 
@@ -30,20 +32,20 @@ pub mod hlo;
 /// The item form names the type, for signatures (attributes and doc comments pass through):
 ///
 /// ```
-/// use xlayout::{layout, Buffer, StaticLayout};
+/// use xlayout::{bf16, layout, Buffer, StaticLayout};
 ///
 /// layout! {
 ///     /// A TPU bf16 tile pair layout.
 ///     pub struct TpuBf16 = bf16[16,256]{1,0:T(8,128)(2,1)};
 /// }
 ///
-/// fn first_row_bits(x: &Buffer<TpuBf16>) -> u32 {
-///     (0..256).map(|j| u32::from(x[[0, j]])).sum() // bf16 elements are stored as raw u16 bits
+/// fn first_row_sum(x: &Buffer<TpuBf16>) -> f32 {
+///     (0..256).map(|j| x[[0, j]].to_f32()).sum() // elements are xlayout::bf16 (half::bf16)
 /// }
 /// let mut buf = Buffer::<TpuBf16>::zeroed();
-/// buf[[0, 7]] = 0x3f80; // 1.0 in bf16
-/// assert_eq!(first_row_bits(&buf), 0x3f80);
-/// assert_eq!(buf.as_slice()[14], 0x3f80); // row pairs interleave: (0,7) is at 2*7
+/// buf[[0, 7]] = bf16::from_f32(1.0);
+/// assert_eq!(first_row_sum(&buf), 1.0);
+/// assert_eq!(buf.bits()[14], 0x3f80); // row pairs interleave: (0,7) is at 2*7
 /// assert_eq!(TpuBf16::XLA_BYTE_SIZE, Some(8192));
 /// assert_eq!(core::mem::size_of::<TpuBf16>(), 0);
 /// ```
@@ -68,6 +70,6 @@ pub mod __private {
     pub use core;
     pub use core::option::Option;
     pub use layout_macros::layout_impl;
-    pub use layout_runtime::fixed::{StaticLayout, TypedLayout};
+    pub use layout_runtime::fixed::{PackedLayout, StaticLayout, TiledLayout, TypedLayout};
     pub use layout_runtime::{elem, Element, PrimitiveType, TileDim};
 }

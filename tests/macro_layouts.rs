@@ -30,7 +30,8 @@ assert_eq_size!(Pasted, ());
 assert_impl_all!(Fig1: Copy, Clone, Send, Sync, Default, core::fmt::Debug, PartialEq, Eq, core::hash::Hash, StaticLayout, TypedLayout);
 assert_impl_all!(Packed: StaticLayout);
 assert_not_impl_any!(Packed: TypedLayout); // 4-bit elements are not whole Rust values
-assert_impl_all!(Buffer<Fig1>: Copy, Send, Sync);
+assert_impl_all!(Buffer<Fig1>: Clone, Send, Sync);
+assert_not_impl_any!(Buffer<Fig1>: Copy); // a copy of a large array is never silent
 
 // Constants are constants.
 const_assert_eq!(Fig1::RANK, 2);
@@ -166,27 +167,48 @@ fn unchecked_offset_never_panics() {
     let _ = Empty.offset_unchecked([7, 7]);
 }
 
-/// The hand-written layout in layout-runtime's docs is exactly what the macro generates.
-#[test]
-fn doc_layout_matches_the_macro() {
-    use xlayout::__doc_layouts::F32x3x5T2x2 as Hand;
-    assert_eq!(Hand::TEXT, Fig1::TEXT);
+/// `Hand` (written out in layout-runtime's docs) has every constant and offset of `Made` (what
+/// the macro generates for the same text), over indices up to one past each dimension.
+fn same_layout<Hand, Made>()
+where
+    Hand: StaticLayout<Index = [usize; 2]>,
+    Made: StaticLayout<Index = [usize; 2]>,
+{
+    assert_eq!(Hand::TEXT, Made::TEXT);
     assert_eq!(
         (Hand::RANK, Hand::DIMS, Hand::MINOR_TO_MAJOR, Hand::TILES, Hand::ELEMENT_TYPE),
-        (Fig1::RANK, Fig1::DIMS, Fig1::MINOR_TO_MAJOR, Fig1::TILES, Fig1::ELEMENT_TYPE)
+        (Made::RANK, Made::DIMS, Made::MINOR_TO_MAJOR, Made::TILES, Made::ELEMENT_TYPE)
     );
     assert_eq!(
         (Hand::ELEMENT_BITS, Hand::GRID_LEN, Hand::PADDED_LEN, Hand::BYTE_LEN, Hand::XLA_BYTE_SIZE),
-        (Fig1::ELEMENT_BITS, Fig1::GRID_LEN, Fig1::PADDED_LEN, Fig1::BYTE_LEN, Fig1::XLA_BYTE_SIZE)
+        (Made::ELEMENT_BITS, Made::GRID_LEN, Made::PADDED_LEN, Made::BYTE_LEN, Made::XLA_BYTE_SIZE)
     );
-    for o in 0..30 {
-        assert_eq!(Hand.index_of(o), Fig1.index_of(o), "{o}");
+    for o in 0..Made::GRID_LEN + 6 {
+        assert_eq!(Hand::default().index_of(o), Made::default().index_of(o), "{o}");
     }
-    for i in 0..4 {
-        for j in 0..6 {
-            assert_eq!(Hand.checked_offset([i, j]), Fig1.checked_offset([i, j]));
+    for i in 0..=Made::DIMS[0] {
+        for j in 0..=Made::DIMS[1] {
+            let (h, m) = (Hand::default(), Made::default());
+            assert_eq!(h.checked_offset([i, j]), m.checked_offset([i, j]), "{i} {j}");
         }
     }
+}
+
+layout! {
+    struct Nibbles = u4[4,4]{1,0:E(4)};
+}
+
+/// The hand-written layouts in layout-runtime's docs are exactly what the macro generates.
+#[test]
+fn doc_layouts_match_the_macro() {
+    use xlayout::__doc_layouts::{F32x2x2, F32x3x5T2x2, U4x4x4E4};
+    use xlayout::fixed::{PackedLayout, TiledLayout};
+    same_layout::<F32x3x5T2x2, Fig1>();
+    same_layout::<F32x2x2, <Fig1 as TiledLayout>::Tile>();
+    same_layout::<U4x4x4E4, Nibbles>();
+    assert_eq!(<F32x3x5T2x2 as TiledLayout>::TILE_COUNT, <Fig1 as TiledLayout>::TILE_COUNT);
+    assert_eq!(<F32x3x5T2x2 as TypedLayout>::ZEROED, <Fig1 as TypedLayout>::ZEROED);
+    assert_eq!(<U4x4x4E4 as PackedLayout>::ZEROED, <Nibbles as PackedLayout>::ZEROED);
     assert_eq!(Fig1::ELEMENT_TYPE, PrimitiveType::F32);
 }
 
@@ -200,7 +222,7 @@ where
     let n: usize = p.dims().iter().product();
     // Distinct non-zero values of any element type, from its ZERO and a counter.
     let values: Vec<L::Elem> = (0..n).map(|k| value::<L::Elem>(k + 1)).collect();
-    let buf = Buffer::<L>::pack_from(&values).unwrap();
+    let buf = Buffer::<L>::from_row_major(&values).unwrap();
     let storage = buf.as_slice();
     let mut filled = vec![false; storage.len()];
     for (k, (index, offset)) in p.row_major().enumerate() {
@@ -218,7 +240,7 @@ where
     let mut through_view = vec![<L::Elem as xlayout::Element>::ZERO; storage.len()];
     xlayout::fixed::ViewMut::<L>::new(&mut through_view).unwrap().pack_from(&values).unwrap();
     assert_eq!(through_view, storage);
-    let e = Buffer::<L>::pack_from(&values[..n.saturating_sub(1)]);
+    let e = Buffer::<L>::from_row_major(&values[..n.saturating_sub(1)]);
     assert_eq!(e.is_err(), n > 0);
 }
 
@@ -230,6 +252,8 @@ fn value<T: xlayout::Element>(k: usize) -> T {
         "f64" => Box::new(k as f64),
         "u8" => Box::new((k % 251 + 1) as u8),
         "u16" => Box::new(k as u16),
+        "half::binary16::f16" => Box::new(half::f16::from_f32(k as f32)),
+        "half::bfloat::bf16" => Box::new(half::bf16::from_f32(k as f32)),
         "u32" => Box::new(k as u32),
         "i32" => Box::new(k as i32),
         "bool" => Box::new(true),

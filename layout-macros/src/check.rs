@@ -14,6 +14,16 @@ pub struct Checked {
     pub xla_byte_size: Option<u64>,
 }
 
+impl Checked {
+    /// A shape this crate built (a placeholder, a tile's own layout), with its plan; `None`
+    /// when the runtime has no plan for it.
+    pub fn of(array: ArrayShape) -> Option<Checked> {
+        let plan = array.plan().ok()?;
+        let xla_byte_size = array.byte_size().ok();
+        Some(Checked { array, plan, xla_byte_size })
+    }
+}
+
 /// Every error found, and the shape as far as it was understood (for the placeholder).
 pub struct Failure {
     pub errors: syn::Error,

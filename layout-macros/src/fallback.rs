@@ -23,10 +23,10 @@ pub fn placeholder(
             Dim::Static(n) | Dim::Bounded(n) => *n,
             Dim::Unbounded => 0,
         });
-        checked(ArrayShape::new(a.element_type, dims))
+        Checked::of(ArrayShape::new(a.element_type, dims))
     });
     let checked = like
-        .or_else(|| checked(ArrayShape::new(PrimitiveType::F32, [])))
+        .or_else(|| Checked::of(ArrayShape::new(PrimitiveType::F32, [])))
         .expect("f32[] always has a plan");
     crate::expand::expand(krate, def, &checked)
 }
@@ -39,10 +39,4 @@ fn dims_prefix(text: &str) -> Option<ArrayShape> {
         Shape::Array(a) => Some(a),
         _ => None,
     }
-}
-
-fn checked(array: ArrayShape) -> Option<Checked> {
-    let plan = array.plan().ok()?;
-    let xla_byte_size = array.byte_size().ok();
-    Some(Checked { array, plan, xla_byte_size })
 }

@@ -5,13 +5,15 @@
 //! The macro owns no rules: it turns its tokens into XLA shape text while remembering which
 //! byte range each token produced ([`text`]), has layout-runtime parse and validate that text
 //! ([`check`]), maps every error's byte range back to the tokens it covers, and emits the
-//! runtime plan's constants and index programs as literal Rust ([`expand`]). After an error it
-//! still emits a placeholder of the right kind ([`fallback`]).
+//! runtime plan's constants and index programs as literal Rust ([`expand`]), with the storage
+//! traits the elements allow ([`storage`]). After an error it still emits a placeholder of
+//! the right kind ([`fallback`]).
 
 mod check;
 mod expand;
 mod fallback;
 mod input;
+mod storage;
 mod text;
 
 use proc_macro::TokenStream;

@@ -14,8 +14,8 @@
 //! ```
 //!
 //! Features: `alloc` (default) for everything that parses or owns shapes; `std` (default)
-//! for `std::error::Error`; `half` for views of `half::f16` and `half::bf16` elements.
-//! Without `alloc`: [`PrimitiveType`], [`Divider`], [`Element`] and the static layouts of
+//! for `std::error::Error`. Without `alloc`: [`PrimitiveType`], [`Divider`], the element
+//! types ([`Element`], [`bf16`], [`F8e4m3fn`], [`S4`], ...) and the static layouts of
 //! [`fixed`] (what the `layout!` macro of the `xlayout` crate generates).
 //! `rayon` (off by default, implies `std`) adds `RelayoutPlan::run_parallel`, converting
 //! buffers on all cores; [`relayout`] and [`RelayoutPlan`] themselves need only `alloc`.
@@ -35,8 +35,14 @@ pub mod fixed;
 mod primitive;
 pub use dim::{Dim, TileDim};
 pub use divide::Divider;
-pub use element::{elem, Element};
-pub use fixed::{Buffer, StaticLayout, TypedLayout};
+pub use element::{
+    bf16, elem, element_packed_bits, f16, Element, F4e2m1fn, F6e2m3fn, F6e3m2fn, F8e3m4, F8e4m3,
+    F8e4m3b11fnuz, F8e4m3fn, F8e4m3fnuz, F8e5m2, F8e5m2fnuz, F8e8m0fnu, Float, OutOfRange, SubByte,
+    S1, S2, S4, U1, U2, U4,
+};
+pub use fixed::{Buffer, PackedBuffer, PackedLayout, StaticLayout, TiledLayout, TypedLayout};
+#[cfg(feature = "alloc")]
+pub use fixed::{HeapBuffer, PackedHeapBuffer};
 pub use primitive::{PrimitiveType, UnknownPrimitiveType};
 
 #[doc(hidden)]

@@ -6,11 +6,15 @@
 #![deny(missing_docs)]
 
 use xl::fixed::View;
-use xl::{Buffer, StaticLayout};
+use xl::{Buffer, PackedBuffer, StaticLayout, S4};
 
 xl::layout! {
     /// A kernel's fixed layout.
     pub struct Tile = f32[16,256]{1,0:T(8,128)};
+    /// bf16 in tile pairs.
+    pub struct Pairs = bf16[16,256]{1,0:T(8,128)(2,1)};
+    /// Packed 4-bit integers.
+    pub struct Nibbles = s4[64,128]{1,0:T(64,128)(8,1)E(4)};
 }
 
 /// ((9/8)·2 + 130/128)·1024 + (9%8)·128 + 130%128 = 3·1024 + 128 + 2.
@@ -35,6 +39,18 @@ pub fn read(storage: &[f32], i: usize, j: usize) -> Option<f32> {
 /// The size of the storage, from the generated constants.
 pub const BYTES: usize = Tile::BYTE_LEN;
 
+/// The sum of a bf16 buffer, tile by tile.
+pub fn sum_by_tiles(buf: &Buffer<Pairs>) -> f32 {
+    buf.tiles().map(|t| t.view.as_slice().iter().map(|x| x.to_f32()).sum::<f32>()).sum()
+}
+
+/// Writes one packed element and reads it back.
+pub fn nibble_round_trip(value: i8) -> Option<i8> {
+    let mut buf = PackedBuffer::<Nibbles>::zeroed();
+    buf.set([63, 127], S4::new(value)?);
+    buf.get([63, 127]).map(S4::get)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +68,13 @@ mod tests {
         assert_eq!(read(&buf.as_slice()[1..], 9, 130), None);
         let anonymous = xl::layout!(u8[4, 4]{0,1});
         assert_eq!(anonymous.offset([1, 2]), 9);
+        use xl::bf16;
+        let mut pairs = Buffer::<Pairs>::zeroed();
+        pairs[[1, 0]] = bf16::from_f32(1.5);
+        pairs[[15, 255]] = bf16::from_f32(-0.5);
+        assert_eq!(pairs.bits()[1], 0x3fc0); // (1,0) is the second element of a row pair
+        assert_eq!(sum_by_tiles(&pairs), 1.0);
+        assert_eq!(nibble_round_trip(-8), Some(-8));
+        assert_eq!(nibble_round_trip(8), None);
     }
 }
