@@ -291,13 +291,11 @@ pub fn best_layout(a: &ArrayShape, budget: &mut u64) -> Result<Option<BestLayout
     if let Some(l) = winner.layout.as_mut() {
         l.minor_to_major = order;
     }
-    let winner = Shape::Array(winner);
-    if winner.validate().is_err() {
+    if winner.check().is_err() {
         return Ok(None);
     }
-    let Shape::Array(w) = winner else { unreachable!("built as an array") };
-    let layout = w.layout_or_default().to_string();
-    Ok(Some(BestLayout { layout, shape: w.to_string(), array_bytes: bytes }))
+    let layout = winner.layout_or_default().to_string();
+    Ok(Some(BestLayout { layout, shape: winner.to_string(), array_bytes: bytes }))
 }
 
 /// The depth-first walk of [`best_layout`] over injective choices of dimensions for the
