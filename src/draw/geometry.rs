@@ -81,7 +81,7 @@ impl Geometry {
             _ => (dims[rank - 2], dims[rank - 1]),
         };
         let (blocks, tile_counts) = block_spans(&plan, &recipe);
-        let whole_tiles = plain_first_level(&plan, &recipe).is_some();
+        let whole_tiles = plain_first_level(&recipe).is_some();
         let padded = padded_plan(shape, &plan, &recipe);
         let padded_dims = padded.as_ref().map_or(&dims[..], |p| p.dims());
         let (padded_rows, padded_cols) = match rank {
@@ -130,7 +130,7 @@ impl Geometry {
     /// The first tile level when it has no `*`: its level and the number of leading size-1
     /// axes it added.
     fn first_level(&self) -> Option<&TileLevel> {
-        plain_first_level(&self.plan, &self.recipe)
+        plain_first_level(&self.recipe)
     }
 
     /// The extent of a first-level tile along each logical dimension (1 along a dimension the
@@ -163,17 +163,16 @@ impl Geometry {
 
 /// The first tile level when it has no `*`, i.e. its merged shape is the physical shape
 /// (after any leading size-1 axes): then its axes are the logical dimensions.
-fn plain_first_level<'r>(plan: &Plan, recipe: &'r PadReshapeTranspose) -> Option<&'r TileLevel> {
+fn plain_first_level(recipe: &PadReshapeTranspose) -> Option<&TileLevel> {
     let level = recipe.levels.first()?;
-    let physical = recipe.to_physical.iter().map(|&d| plan.dims().get(d).copied());
-    let expected = core::iter::repeat(Some(1)).take(level.expand_dims).chain(physical);
-    expected.eq(level.merged_shape.iter().map(|&m| Some(m))).then_some(level)
+    let expected = core::iter::repeat(&1).take(level.expand_dims).chain(&level.input_shape);
+    expected.eq(&level.merged_shape).then_some(level)
 }
 
 /// The plan of `shape` with each logical dimension padded to whole first-level tiles, when
 /// that padding exists and can be drawn (see [`Geometry::new`]).
 fn padded_plan(shape: &ArrayShape, plan: &Plan, recipe: &PadReshapeTranspose) -> Option<Plan> {
-    let level = plain_first_level(plan, recipe)?;
+    let level = plain_first_level(recipe)?;
     let mut dims = plan.dims().to_vec();
     for (p, &d) in recipe.to_physical.iter().enumerate() {
         dims[d] = *level.pad_to.get(level.expand_dims + p)?;
@@ -223,17 +222,17 @@ fn block_spans(plan: &Plan, recipe: &PadReshapeTranspose) -> (Vec<usize>, Option
 /// Whether each of the `later` levels applies only to axes that came out of `level`'s tile
 /// entries (the trailing `level.tile.len()` axes after it, as those levels reshape them).
 fn stays_inside(level: &TileLevel, later: &[TileLevel]) -> bool {
-    let (mut inner, mut len) = (level.tile.len(), level.transpose.len());
+    let mut inner = level.tile.len();
     for next in later {
         // The tile's written length: its sizes plus its `*` entries, each of which removed
         // one axis when merging.
-        let stars = (len + next.expand_dims).saturating_sub(next.merged_shape.len());
+        let stars =
+            (next.input_shape.len() + next.expand_dims).saturating_sub(next.merged_shape.len());
         let written = next.tile.len() + stars;
         if next.expand_dims > 0 || written > inner {
             return false;
         }
         inner = inner - written + 2 * next.tile.len();
-        len = next.transpose.len();
     }
     true
 }

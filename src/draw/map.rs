@@ -73,19 +73,19 @@ pub struct MapOptions {
 /// mode of an untiled layout draws its elements, and says so).
 ///
 /// ```
-/// use xlayout::{draw, Shape};
+/// use xlayout::{draw, ArrayShape};
 ///
-/// let s: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
-/// let svg = draw::map_svg(s.try_array()?, &draw::MapOptions::default())?;
+/// let s: ArrayShape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let svg = draw::map_svg(&s, &draw::MapOptions::default())?;
 /// // Logical panel: 4x6 cells (the 3x5 array padded to whole 2x2 tiles); memory panel: the
 /// // 24 offsets in rows of one 2x2 tile. 9 padding cells in each.
 /// assert_eq!(svg.matches(r#"<g class="cell""#).count(), 2 * 15);
 /// assert_eq!(svg.matches(r#"<g class="cell pad""#).count(), 2 * 9);
 /// assert!(svg.contains(r#"<g class="cell pad" data-index="3,0" data-offset="14">"#));
 ///
-/// let big: Shape = "f32[4096,4096]{1,0:T(8,128)}".parse()?;
+/// let big: ArrayShape = "f32[4096,4096]{1,0:T(8,128)}".parse()?;
 /// let tiles = draw::MapOptions { tiles: true, ..draw::MapOptions::default() };
-/// let svg = draw::map_svg(big.try_array()?, &tiles)?;
+/// let svg = draw::map_svg(&big, &tiles)?;
 /// assert_eq!(svg.matches(r#"<g class="cell""#).count(), 2 * 512 * 32); // every tile, twice
 /// # Ok::<(), xlayout::Error>(())
 /// ```

@@ -6,10 +6,10 @@
 //! rows, each cell showing the logical index stored there. Padding is hatched in both.
 //!
 //! ```
-//! use xlayout::{draw, Shape};
+//! use xlayout::{draw, ArrayShape};
 //!
-//! let s: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
-//! let svg = draw::map_svg(s.try_array()?, &draw::MapOptions::default())?;
+//! let s: ArrayShape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+//! let svg = draw::map_svg(&s, &draw::MapOptions::default())?;
 //! assert!(svg.starts_with("<svg"));
 //! assert!(svg.contains(r#"data-index="2,3" data-offset="17""#)); // Figure 1's example element
 //! # Ok::<(), xlayout::Error>(())
