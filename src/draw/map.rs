@@ -465,7 +465,8 @@ fn assemble(shape: &ArrayShape, g: &Geometry, panels: &[Panel; 2], tiles: bool) 
     if !tiles {
         for (k, l) in r.levels.iter().enumerate() {
             let t: Vec<String> = l.tile.iter().map(ToString::to_string).collect();
-            legend.push((format!("level{k}"), format!("tile level {k} ({})", t.join(","))));
+            let class = if k >= 2 { format!("level{k} deep") } else { format!("level{k}") };
+            legend.push((class, format!("tile level {k} ({})", t.join(","))));
         }
     }
     const TOP: usize = 96;
@@ -479,7 +480,7 @@ fn assemble(shape: &ArrayShape, g: &Geometry, panels: &[Panel; 2], tiles: bool) 
     let mut out = String::new();
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="11" data-shape="{}" data-mode="{}"><title>{}</title>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="xlayout-map" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="11" data-shape="{}" data-mode="{}"><title>{}</title>"#,
         escape(&shape_text),
         if tiles { "tiles" } else { "elements" },
         escape(&shape_text)

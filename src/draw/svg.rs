@@ -224,7 +224,8 @@ impl Panel {
             };
             let d = frame_path(&self.cells, cols, cw, ch, gutter, PANEL_TOP, block);
             if !d.is_empty() {
-                let _ = write!(out, r#"<path class="frame level{level}" d="{d}"/>"#);
+                let deep = if level >= 2 { " deep" } else { "" };
+                let _ = write!(out, r#"<path class="frame level{level}{deep}" d="{d}"/>"#);
             }
         }
         if !self.cells.is_empty() {
@@ -324,23 +325,25 @@ impl Colours {
     }
 }
 
-/// The style sheet of a map: cell text, hatching, frames per tile level.
+/// The style sheet of a map: cell text, hatching, frames per tile level. Every rule is
+/// scoped to `.xlayout-map` (the class of a map's root), so maps placed inside an HTML page
+/// style only themselves.
 pub(crate) const STYLE: &str = "\
-text{fill:#111}\
-.title{font-size:14px;font-weight:bold}\
-.heading{font-weight:bold}\
-.axis{fill:#333}\
-.tick{fill:#666;font-size:9px}\
-.note{fill:#a33}\
-.cell rect{stroke:#fff;stroke-width:1}\
-.cell text{text-anchor:middle}\
-.cell.pad text{fill:#777}\
-.hatch{fill:url(#xlayout-hatch)}\
-.frame{fill:none;stroke:#222;stroke-linecap:square}\
-.level0{stroke-width:2.5}\
-.level1{stroke-width:1.25;stroke:#444}\
-.level2,.level3,.level4,.level5{stroke-width:0.75;stroke:#555;stroke-dasharray:3 2}\
-.border{fill:none;stroke:#888;stroke-width:1}";
+.xlayout-map text{fill:#111}\
+.xlayout-map .title{font-size:14px;font-weight:bold}\
+.xlayout-map .heading{font-weight:bold}\
+.xlayout-map .axis{fill:#333}\
+.xlayout-map .tick{fill:#666;font-size:9px}\
+.xlayout-map .note{fill:#a33}\
+.xlayout-map .cell rect{stroke:#fff;stroke-width:1}\
+.xlayout-map .cell text{text-anchor:middle}\
+.xlayout-map .cell.pad text{fill:#777}\
+.xlayout-map .hatch{fill:url(#xlayout-hatch)}\
+.xlayout-map .frame{fill:none;stroke:#222;stroke-linecap:square}\
+.xlayout-map .level0{stroke-width:2.5}\
+.xlayout-map .level1{stroke-width:1.25;stroke:#444}\
+.xlayout-map .deep{stroke-width:0.75;stroke:#555;stroke-dasharray:3 2}\
+.xlayout-map .border{fill:none;stroke:#888;stroke-width:1}";
 
 /// The hatch pattern padding cells are drawn with.
 pub(crate) const DEFS: &str = r##"<defs><pattern id="xlayout-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.45"/><line x1="0" y1="0" x2="0" y2="6" stroke="#888" stroke-width="2"/></pattern></defs>"##;
