@@ -122,7 +122,7 @@ fn window(
     if (r0, c0) != (0, 0) && (r0 >= er || c0 >= ec) {
         return Err(Error::new(
             ErrorKind::IndexOutOfBounds,
-            format!("the window origin ({r0},{c0}) is outside the {er}x{ec} {unit} drawn"),
+            format!("the window origin ({r0},{c0}) is outside the {er}x{ec} {unit}s drawn"),
         ));
     }
     let (ar, ac) = (er.saturating_sub(r0), ec.saturating_sub(c0));
