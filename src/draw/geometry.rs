@@ -80,7 +80,7 @@ impl Geometry {
             1 => (1, dims[0]),
             _ => (dims[rank - 2], dims[rank - 1]),
         };
-        let (blocks, tile_counts) = block_spans(&plan, &recipe);
+        let (blocks, tile_counts) = block_spans(&plan);
         let whole_tiles = plain_first_level(&recipe).is_some();
         let padded = padded_plan(shape, &plan, &recipe);
         let padded_dims = padded.as_ref().map_or(&dims[..], |p| p.dims());
@@ -192,8 +192,8 @@ fn padded_plan(shape: &ArrayShape, plan: &Plan, recipe: &PadReshapeTranspose) ->
 /// is one contiguous run); otherwise (a later level of higher rank reaches into the counting
 /// axes) the tile's own element count, which still marks runs of memory. Also the counting
 /// axes of the first level, when its tiles are contiguous.
-fn block_spans(plan: &Plan, recipe: &PadReshapeTranspose) -> (Vec<usize>, Option<Vec<usize>>) {
-    let levels = &recipe.levels;
+pub(crate) fn block_spans(plan: &Plan) -> (Vec<usize>, Option<Vec<usize>>) {
+    let levels = plan.tile_levels();
     let mut first_counts = None;
     let spans = levels
         .iter()

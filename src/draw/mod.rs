@@ -26,3 +26,21 @@ mod svg;
 
 pub use map::{map_svg, MapOptions, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
 pub use svg::escape;
+
+/// For each tile level of `plan` (first applied first), how many consecutive positions of
+/// memory one of its tiles takes: the grid divided among that level's tiles, which is more
+/// than the tile's own elements when a later level pads it (`T(3)(2)` keeps each 3-element
+/// tile in 4 positions). Where a later level of higher rank re-splits a level's tile counts,
+/// its tiles are no single runs; that level gets the tile's own element count, which still
+/// marks runs of memory. Pictures draw tile frames where the run changes.
+///
+/// ```
+/// use xlayout::{draw, ArrayShape};
+/// let spans = |t: &str| draw::tile_spans(&t.parse::<ArrayShape>().unwrap().plan().unwrap());
+/// assert_eq!(spans("bf16[16,256]{1,0:T(8,128)(2,1)}"), [1024, 2]);
+/// assert_eq!(spans("f32[3]{0:T(3)(2)}"), [4, 2]);
+/// assert_eq!(spans("f32[3,5]"), []);
+/// ```
+pub fn tile_spans(plan: &crate::Plan) -> alloc::vec::Vec<usize> {
+    geometry::block_spans(plan).0
+}
