@@ -127,3 +127,117 @@ fn svg_maps_render_in_chromium() {
         }
     }
 }
+
+/// The report page of one of the test dumps.
+fn report_page(dump: &[u8]) -> String {
+    use xlayout::draw::{report_html, HtmlOptions};
+    use xlayout::hlo::{decode, Analysis, Module, Report, ReportOptions};
+    let (text, _) = decode(dump);
+    let m = Module::parse(&text);
+    let a = Analysis::new(&m);
+    let r = Report::new(&a, ReportOptions::default());
+    report_html(
+        &r,
+        &HtmlOptions { source: String::from("tpu_train_step.txt"), ..HtmlOptions::default() },
+    )
+}
+
+/// The text of column `column` of each body row of the table with id `id`, from a DOM as
+/// the browser serializes it (HTML, not XML: read by hand).
+fn column(dom: &str, id: &str, column: usize) -> Vec<String> {
+    let start = dom.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id}"));
+    let table = &dom[start..start + dom[start..].find("</table>").unwrap()];
+    let body = &table[table.find("<tbody>").unwrap()..];
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            let cell = row.split("<td").nth(column + 1).unwrap();
+            let cell = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
+            // Drop tags inside the cell (a shape's link).
+            let mut text = String::new();
+            let mut in_tag = false;
+            for ch in cell.chars() {
+                match ch {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text
+        })
+        .collect()
+}
+
+#[test]
+fn html_report_renders_and_sorts_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
+        return;
+    };
+    let dir = scratch("html");
+    let dump =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hlo/tpu_train_step.txt"))
+            .unwrap();
+    let html = report_page(&dump);
+    let file = dir.join("report.html");
+    std::fs::write(&file, &html).unwrap();
+    let rendered = render(&browser, &file);
+    assert!(rendered.console.is_empty(), "{:?}", rendered.console);
+    // The sort script ran on every table and left the rows in place.
+    assert_eq!(rendered.dom.matches("data-sortable=\"ready\"").count(), 5);
+    let owners = [
+        "copy-start",
+        "Arg_1.2",
+        "fusion.3",
+        "fusion.1",
+        "Arg_0.1",
+        "fusion",
+        "Arg_2.3",
+        "fusion.2",
+    ];
+    assert_eq!(column(&rendered.dom, "table-allocated", 1), owners);
+    assert_eq!(rendered.dom.matches("class=\"bar\"").count(), 8);
+    assert_eq!(rendered.dom.matches("<section class=\"map\"").count(), 3);
+
+    // Clicks, as a user makes them: the instruction header of the largest-owners table
+    // (text: ascending), the padding header of the padding table twice (numbers: descending,
+    // then ascending).
+    let clicks = "<script>//<![CDATA[\n\
+        document.querySelectorAll('#table-allocated thead th')[1].click();\n\
+        var padding = document.querySelectorAll('#table-padding thead th')[7];\n\
+        padding.click(); padding.click();\n\
+        //]]></script></body>";
+    let clicked = dir.join("clicked.html");
+    std::fs::write(&clicked, html.replacen("</body>", clicks, 1)).unwrap();
+    let rendered = render(&browser, &clicked);
+    assert!(rendered.console.is_empty(), "{:?}", rendered.console);
+    let mut sorted = owners.map(String::from).to_vec();
+    sorted.sort(); // JavaScript compares UTF-16 code units: the same order for ASCII names
+    assert_eq!(column(&rendered.dom, "table-allocated", 1), sorted);
+    // Padding bytes 448 (s32[16] in a 128-tile), 508 (f32[] in a 128-tile), 3604480.
+    assert_eq!(column(&rendered.dom, "table-padding", 1), ["Arg_2.3", "fusion.2", "Arg_0.1"]);
+    assert!(rendered.dom.contains("aria-sort=\"ascending\""));
+}
+
+#[test]
+fn hostile_dump_runs_nothing_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
+        return;
+    };
+    let dir = scratch("hostile");
+    let dump = br#"HloModule m
+ENTRY %main {
+  %p = f32[10]{0:T(128)} parameter(0), metadata={op_name="<script>document.body.setAttribute('data-pwned','1')</script>\"q\"" source_file="<img src=x onerror=document.body.setAttribute('data-pwned','2')>" source_line=1}
+  ROOT %n = f32[10]{0:T(128)} negate(%p), metadata={op_name="]]></script><script>document.body.setAttribute('data-pwned','3')</script>"}
+}
+"#;
+    let file = dir.join("hostile.html");
+    std::fs::write(&file, report_page(dump)).unwrap();
+    let rendered = render(&browser, &file);
+    assert!(rendered.console.is_empty(), "{:?}", rendered.console);
+    assert!(!rendered.dom.contains("data-pwned=\""), "a script from the dump ran");
+    assert!(rendered.dom.contains("&lt;script&gt;document.body.setAttribute('data-pwned','1')"));
+    assert_eq!(rendered.dom.matches("data-sortable=\"ready\"").count(), 5);
+}

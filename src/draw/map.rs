@@ -90,13 +90,41 @@ pub struct MapOptions {
 /// # Ok::<(), xlayout::Error>(())
 /// ```
 pub fn map_svg(shape: &ArrayShape, options: &MapOptions) -> Result<String, Error> {
+    render(shape, options, true)
+}
+
+/// [`map_svg`]; without its hatch pattern and style sheet unless `standalone` (a page that
+/// shows several maps provides them once: [`DEFS`], [`STYLE`]).
+pub(crate) fn render(
+    shape: &ArrayShape,
+    options: &MapOptions,
+    standalone: bool,
+) -> Result<String, Error> {
     let g = Geometry::new(shape, options.at.as_deref())?;
     let tiles = options.tiles && !g.recipe.levels.is_empty();
     let mut panels = if tiles { tile_panels(&g, options)? } else { element_panels(&g, options)? };
     if options.tiles && !tiles {
         panels[0].notes.push(String::from("the layout has no tiles: one cell per element"));
     }
-    Ok(assemble(shape, &g, &panels, tiles))
+    Ok(assemble(shape, &g, &panels, tiles, standalone))
+}
+
+/// The window that shows the first first-level tile of the slice (its rows and columns,
+/// at most `cells` cells, and no more than the padded slice has); `None` for an untiled
+/// layout, a first tile with `*`, or a shape without an index space.
+#[cfg(feature = "hlo")]
+pub(crate) fn first_tile_window(shape: &ArrayShape, cells: usize) -> Option<(usize, usize)> {
+    let g = Geometry::new(shape, None).ok()?;
+    let extents = g.tile_extents().ok()?;
+    let rank = extents.len();
+    let (th, tw) = match rank {
+        0 => (1, 1),
+        1 => (1, extents[0]),
+        _ => (extents[rank - 2], extents[rank - 1]),
+    };
+    let cols = tw.min(g.padded_cols).clamp(1, MAX_MEMORY_ROW);
+    let rows = th.min(g.padded_rows).min(cells / cols).max(1);
+    Some((rows, cols))
 }
 
 /// The part of the drawn extent a panel shows.
@@ -426,7 +454,13 @@ fn tile_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
 }
 
 /// The whole SVG: title lines, legend, and the panels side by side.
-fn assemble(shape: &ArrayShape, g: &Geometry, panels: &[Panel; 2], tiles: bool) -> String {
+fn assemble(
+    shape: &ArrayShape,
+    g: &Geometry,
+    panels: &[Panel; 2],
+    tiles: bool,
+    standalone: bool,
+) -> String {
     let shape_text = shape.to_string();
     let r = &g.recipe;
     let order: Vec<String> = r.to_physical.iter().map(|d| format!("dim {d}")).collect();
@@ -485,7 +519,9 @@ fn assemble(shape: &ArrayShape, g: &Geometry, panels: &[Panel; 2], tiles: bool) 
         if tiles { "tiles" } else { "elements" },
         escape(&shape_text)
     );
-    let _ = write!(out, "{DEFS}<style>{STYLE}</style>");
+    if standalone {
+        let _ = write!(out, "{DEFS}<style>{STYLE}</style>");
+    }
     let _ = write!(out, r##"<rect width="100%" height="100%" fill="#ffffff"/>"##);
     for (k, line) in lines.iter().enumerate() {
         let class = if k == 0 { "title" } else { "subtitle" };

@@ -1,4 +1,5 @@
-//! Pictures of layouts, as text: SVG maps of a 2-D slice of any array shape.
+//! Pictures of layouts, as text: SVG maps of a 2-D slice of any array shape, and (with the
+//! `hlo` feature) the HTML report of an HLO module.
 //!
 //! [`map_svg`] draws two panels side by side, in the manner of Figure 1 of XLA's tiled-layout
 //! document: on the left the logical slice, one cell per element showing its memory offset,
@@ -21,9 +22,13 @@
 //! only part of the array, and escapes all the text it carries.
 
 mod geometry;
+#[cfg(feature = "hlo")]
+mod html;
 mod map;
 mod svg;
 
+#[cfg(feature = "hlo")]
+pub use html::{report_html, HtmlOptions};
 pub use map::{map_svg, MapOptions, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
 pub use svg::escape;
 
