@@ -207,3 +207,38 @@ ENTRY %main {
     let script = root.descendants().find(|n| n.has_tag_name("script")).unwrap();
     assert!(!script.text().unwrap_or("").contains("alert"));
 }
+
+#[test]
+fn several_modules_share_a_page() {
+    use xlayout::draw::HtmlPage;
+    let mut page = HtmlPage::default();
+    let dumps = ["tpu_train_step.txt", "tpu_oom_shapes.txt", "tpu_fragment.txt"];
+    for name in dumps {
+        let bytes = data(name);
+        let (text, _) = decode(&bytes);
+        let m = Module::parse(&text);
+        let a = Analysis::new(&m);
+        let r = Report::new(&a, ReportOptions::default());
+        page.add(&r, &HtmlOptions { source: name.to_string(), ..HtmlOptions::default() });
+    }
+    let html = page.finish();
+    let doc = parse(&html);
+    let root = doc.root_element();
+    let title = root.descendants().find(|n| n.has_tag_name("title")).unwrap();
+    assert_eq!(title.text(), Some("xlayout: 3 modules"));
+    // The list of modules links to each section; every id is unique and every link lands.
+    let nav = root.descendants().find(|n| n.has_tag_name("nav")).unwrap();
+    let targets: Vec<&str> = nav.descendants().filter_map(|n| n.attribute("href")).collect();
+    assert_eq!(targets, ["#module", "#m1-module", "#m2-module"]);
+    let mut ids: Vec<&str> = root.descendants().filter_map(|n| n.attribute("id")).collect();
+    let all = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "duplicate ids");
+    for href in root.descendants().filter_map(|n| n.attribute("href")) {
+        assert!(ids.binary_search(&&href[1..]).is_ok(), "{href} goes nowhere");
+    }
+    assert_eq!(root.descendants().filter(|n| class(*n, "module")).count(), 3);
+    assert!(ids.contains(&"m1-table-allocated") && ids.contains(&"m2-table-allocated"));
+    assert_eq!(root.descendants().filter(|n| n.has_tag_name("script")).count(), 1);
+}

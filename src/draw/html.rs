@@ -47,7 +47,7 @@ const BAR_LABEL: usize = 40;
 /// padding in two colours, the three top lists (largest, most padding, most expansion) and
 /// the groups as tables sortable by clicking a header, the reading problems, and for the
 /// padded buffers of the lists a map of their first tile ([`map_svg`](super::map_svg)), which
-/// each padded shape in the tables links to.
+/// each padded shape in the tables links to. [`HtmlPage`] puts several modules on one page.
 ///
 /// Everything the page needs is inside it: it opens from a file in any browser, offline.
 /// Text from the dump (names, `op_name`, source paths, shapes, messages) is escaped, so a
@@ -66,62 +66,125 @@ const BAR_LABEL: usize = 40;
 /// assert!(html.contains(r##"<a href="#map-0">f32[10]{0:T(128)}</a>"##)); // 40 of 512 bytes
 /// ```
 pub fn report_html(report: &Report<'_, '_, '_>, options: &HtmlOptions) -> String {
-    let a = report.analysis;
-    let m = a.module;
-    let name = m.name.unwrap_or("(unnamed module)");
-    let maps = Maps::new(report, options.maps);
-    let mut out = String::with_capacity(1 << 16);
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>\
-         <meta charset=\"utf-8\"/><title>xlayout: {}</title><style>{PAGE_STYLE}{STYLE}</style>\
-         </head><body>",
-        escape(name)
-    );
-    // The maps' hatch pattern, once for the page.
-    let _ = write!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"0\" height=\"0\" class=\"defs\">{DEFS}</svg>"
-    );
-    let _ = write!(out, "<h1>Memory of {}</h1><p class=\"about\">", escape(name));
-    if !options.source.is_empty() {
-        let _ = write!(out, "{}: ", escape(&options.source));
-    }
-    let _ = write!(
-        out,
-        "{} lines, {} instructions in {} computations{}{}.</p>",
-        m.lines,
-        m.instructions.len(),
-        m.computations.len(),
-        m.entry.map_or(String::new(), |e| format!(", entry {}", escape(m.computations[e].name))),
-        if m.is_scheduled { ", scheduled" } else { "" }
-    );
-    totals(&mut out, report);
-    bars(&mut out, report);
-    let lists = [
-        ("allocated", "Largest owners", &report.top_allocated),
-        ("padding", "Most padding", &report.top_padding),
-        ("expansion", "Most expansion (allocated / data)", &report.top_expansion),
-    ];
-    for (id, title, list) in lists {
-        let _ = write!(out, "<h2 id=\"{id}\">{title}</h2>");
-        if list.is_empty() {
-            out.push_str("<p>None.</p>");
-        } else {
-            instruction_table(&mut out, report, id, list, &maps);
+    let mut page = HtmlPage::default();
+    page.add(report, options);
+    page.finish()
+}
+
+/// A page of the reports of several modules (a dump directory), one section each, with a
+/// list of them at the top; built one module at a time, so only one module's text and
+/// analysis need be in memory at once.
+///
+/// ```
+/// use xlayout::draw::{HtmlOptions, HtmlPage};
+/// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
+///
+/// let mut page = HtmlPage::default();
+/// for text in ["HloModule a\n%p = f32[10]{0:T(128)} parameter(0)\n", "HloModule b\n%q = s8[3]{0} parameter(0)\n"] {
+///     let m = Module::parse(text);
+///     let a = Analysis::new(&m);
+///     page.add(&Report::new(&a, ReportOptions::default()), &HtmlOptions::default());
+/// }
+/// let html = page.finish();
+/// assert!(html.contains(r##"<a href="#m1-module">b</a>"##)); // the list of modules
+/// assert!(html.contains(r##"<a href="#map-0">f32[10]{0:T(128)}</a>"##)); // the first's ids are plain
+/// ```
+#[derive(Debug, Default)]
+pub struct HtmlPage {
+    /// Each module's name and section.
+    sections: Vec<(String, String)>,
+}
+
+impl HtmlPage {
+    /// Adds the section of one module's report.
+    pub fn add(&mut self, report: &Report<'_, '_, '_>, options: &HtmlOptions) {
+        // Ids of the first module are plain (`map-0`), the others' prefixed (`m1-map-0`).
+        let k = self.sections.len();
+        let p = if k == 0 { String::new() } else { format!("m{k}-") };
+        let m = report.analysis.module;
+        let name = m.name.unwrap_or("(unnamed module)").to_string();
+        let mut out = String::with_capacity(1 << 16);
+        let _ = write!(
+            out,
+            "<section class=\"module\" id=\"{p}module\"><h1>Memory of {}</h1><p class=\"about\">",
+            escape(&name)
+        );
+        if !options.source.is_empty() {
+            let _ = write!(out, "{}: ", escape(&options.source));
         }
+        let _ = write!(
+            out,
+            "{} lines, {} instructions in {} computations{}{}.</p>",
+            m.lines,
+            m.instructions.len(),
+            m.computations.len(),
+            m.entry
+                .map_or(String::new(), |e| format!(", entry {}", escape(m.computations[e].name))),
+            if m.is_scheduled { ", scheduled" } else { "" }
+        );
+        let maps = Maps::new(report, options.maps);
+        totals(&mut out, report, &p);
+        bars(&mut out, report, &p);
+        let lists = [
+            ("allocated", "Largest owners", &report.top_allocated),
+            ("padding", "Most padding", &report.top_padding),
+            ("expansion", "Most expansion (allocated / data)", &report.top_expansion),
+        ];
+        for (id, title, list) in lists {
+            let _ = write!(out, "<h2 id=\"{p}{id}\">{title}</h2>");
+            if list.is_empty() {
+                out.push_str("<p>None.</p>");
+            } else {
+                instruction_table(&mut out, report, id, list, &maps, &p);
+            }
+        }
+        groups(&mut out, report, &p);
+        diagnostics(&mut out, report, options.diagnostics, &p);
+        maps.write(&mut out, &p);
+        out.push_str("</section>");
+        self.sections.push((name, out));
     }
-    groups(&mut out, report);
-    diagnostics(&mut out, report, options.diagnostics);
-    maps.write(&mut out);
-    let _ = write!(
-        out,
-        "<p class=\"about\">Made by xlayout {}. Sizes are XLA's ShapeUtil::ArraySize; data is \
-         the elements at their natural width; padding is the difference.</p>\
-         <script>//<![CDATA[\n{SCRIPT}\n//]]></script></body></html>\n",
-        env!("CARGO_PKG_VERSION")
-    );
-    out
+
+    /// The page.
+    pub fn finish(self) -> String {
+        let title = match &self.sections[..] {
+            [(name, _)] => name.clone(),
+            all => format!("{} modules", all.len()),
+        };
+        let mut out =
+            String::with_capacity(self.sections.iter().map(|s| s.1.len()).sum::<usize>() + 8192);
+        let _ = write!(
+            out,
+            "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>\
+             <meta charset=\"utf-8\"/><title>xlayout: {}</title><style>{PAGE_STYLE}{STYLE}</style>\
+             </head><body>",
+            escape(&title)
+        );
+        // The maps' hatch pattern, once for the page.
+        let _ = write!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"0\" height=\"0\" class=\"defs\">{DEFS}</svg>"
+        );
+        if self.sections.len() != 1 {
+            let _ = write!(out, "<nav><h1>{} modules</h1><ol>", self.sections.len());
+            for (k, (name, _)) in self.sections.iter().enumerate() {
+                let p = if k == 0 { String::new() } else { format!("m{k}-") };
+                let _ = write!(out, "<li><a href=\"#{p}module\">{}</a></li>", escape(name));
+            }
+            out.push_str("</ol></nav>");
+        }
+        for (_, section) in &self.sections {
+            out.push_str(section);
+        }
+        let _ = write!(
+            out,
+            "<p class=\"about\">Made by xlayout {}. Sizes are XLA's ShapeUtil::ArraySize; data is \
+             the elements at their natural width; padding is the difference.</p>\
+             <script>//<![CDATA[\n{SCRIPT}\n//]]></script></body></html>\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        out
+    }
 }
 
 /// A byte count as a table cell: readable text, the exact count to sort by and hover.
@@ -154,12 +217,12 @@ fn sum_rows(out: &mut String, key: &str, instructions: u64, s: &Sizes) {
 const SUM_HEAD: &str = "<th data-sort=\"num\">instructions</th><th data-sort=\"num\">allocated</th>\
 <th data-sort=\"num\">data</th><th data-sort=\"num\">padding</th><th data-sort=\"num\">padding share</th>";
 
-fn totals(out: &mut String, report: &Report<'_, '_, '_>) {
+fn totals(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
     let t = &report.totals;
     let s = &t.owned.sizes;
     let _ = write!(
         out,
-        "<h2 id=\"totals\">Totals</h2><table class=\"totals\"><tbody>\
+        "<h2 id=\"{p}totals\">Totals</h2><table class=\"totals\"><tbody>\
          <tr><th>instructions owning memory</th><td class=\"num\">{} of {}</td></tr>\
          <tr><th>allocated</th>{}</tr><tr><th>data</th>{}</tr>\
          <tr><th>padding</th>{}</tr><tr><th>of which tiling</th>{}</tr>\
@@ -192,7 +255,7 @@ fn totals(out: &mut String, report: &Report<'_, '_, '_>) {
     if !t.by_memory_space.is_empty() {
         let _ = write!(
             out,
-            "<h3>By memory space</h3><table class=\"sortable\" id=\"spaces\"><thead><tr>\
+            "<h3>By memory space</h3><table class=\"sortable\" id=\"{p}spaces\"><thead><tr>\
              <th data-sort=\"text\">space</th>{SUM_HEAD}</tr></thead><tbody>"
         );
         for k in &t.by_memory_space {
@@ -203,7 +266,7 @@ fn totals(out: &mut String, report: &Report<'_, '_, '_>) {
     if !t.by_computation.is_empty() {
         let _ = write!(
             out,
-            "<h3>By computation</h3><table class=\"sortable\" id=\"computations\"><thead><tr>\
+            "<h3>By computation</h3><table class=\"sortable\" id=\"{p}computations\"><thead><tr>\
              <th data-sort=\"text\">computation</th>{SUM_HEAD}</tr></thead><tbody>"
         );
         for k in &t.by_computation {
@@ -214,10 +277,10 @@ fn totals(out: &mut String, report: &Report<'_, '_, '_>) {
 }
 
 /// The largest owners as horizontal bars: data, then padding, in proportion to the largest.
-fn bars(out: &mut String, report: &Report<'_, '_, '_>) {
+fn bars(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
     let a = report.analysis;
     let list = &report.top_allocated;
-    let _ = write!(out, "<h2 id=\"picture\">Owned memory by instruction</h2>");
+    let _ = write!(out, "<h2 id=\"{p}picture\">Owned memory by instruction</h2>");
     if list.is_empty() {
         out.push_str("<p>No instruction owns memory.</p>");
         return;
@@ -301,11 +364,12 @@ fn instruction_table(
     id: &str,
     list: &[usize],
     maps: &Maps,
+    p: &str,
 ) {
     let a = report.analysis;
     let _ = write!(
         out,
-        "<div class=\"wide\"><table class=\"sortable\" id=\"table-{id}\"><thead><tr>{ROW_HEAD}</tr></thead><tbody>"
+        "<div class=\"wide\"><table class=\"sortable\" id=\"{p}table-{id}\"><thead><tr>{ROW_HEAD}</tr></thead><tbody>"
     );
     for (rank, &i) in list.iter().enumerate() {
         let row = a.row(i);
@@ -321,7 +385,7 @@ fn instruction_table(
         );
         match maps.of_instruction.get(&i) {
             Some(k) => {
-                let _ = write!(out, "<a href=\"#map-{k}\">{}</a>", escape(row.shape));
+                let _ = write!(out, "<a href=\"#{p}map-{k}\">{}</a>", escape(row.shape));
             }
             None => out.push_str(&escape(row.shape)),
         }
@@ -352,11 +416,11 @@ fn instruction_table(
     out.push_str("</tbody></table></div>");
 }
 
-fn groups(out: &mut String, report: &Report<'_, '_, '_>) {
+fn groups(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
     let Some(by) = report.options.group_by else { return };
     let _ = write!(
         out,
-        "<h2 id=\"groups\">Groups by {}</h2><table class=\"sortable\" id=\"table-groups\"><thead><tr>\
+        "<h2 id=\"{p}groups\">Groups by {}</h2><table class=\"sortable\" id=\"{p}table-groups\"><thead><tr>\
          <th data-sort=\"text\">group</th>{SUM_HEAD}</tr></thead><tbody>",
         escape(&format!("{by:?}").to_lowercase())
     );
@@ -366,14 +430,14 @@ fn groups(out: &mut String, report: &Report<'_, '_, '_>) {
     out.push_str("</tbody></table>");
 }
 
-fn diagnostics(out: &mut String, report: &Report<'_, '_, '_>, most: usize) {
+fn diagnostics(out: &mut String, report: &Report<'_, '_, '_>, most: usize, p: &str) {
     let all = report.diagnostics();
     if all.is_empty() {
         return;
     }
     let _ = write!(
         out,
-        "<h2 id=\"problems\">Reading problems ({})</h2><table class=\"sortable\" id=\"table-problems\">\
+        "<h2 id=\"{p}problems\">Reading problems ({})</h2><table class=\"sortable\" id=\"{p}table-problems\">\
          <thead><tr><th data-sort=\"num\">line</th><th data-sort=\"text\">problem</th></tr></thead><tbody>",
         all.len()
     );
@@ -435,19 +499,20 @@ impl Maps {
         Maps { shapes, of_instruction }
     }
 
-    fn write(&self, out: &mut String) {
+    fn write(&self, out: &mut String, p: &str) {
         if self.shapes.is_empty() {
             return;
         }
-        out.push_str(
-            "<h2 id=\"maps\">Maps of the padded buffers</h2><p>One first-level tile of each \
+        let _ = write!(
+            out,
+            "<h2 id=\"{p}maps\">Maps of the padded buffers</h2><p>One first-level tile of each \
              shape: left, the offset of each element (padding hatched); right, memory in order, \
              each position with the element it holds.</p>",
         );
         for (k, (shape, text, names)) in self.shapes.iter().enumerate() {
             let _ = write!(
                 out,
-                "<section class=\"map\" id=\"map-{k}\"><h3>{}</h3><p>{}</p>",
+                "<section class=\"map\" id=\"{p}map-{k}\"><h3>{}</h3><p>{}</p>",
                 escape(text),
                 escape(&names.join(", "))
             );
