@@ -1,7 +1,7 @@
 //! The command's pictures: `xlayout map SHAPE --svg [FILE]` with its window, origin and
-//! tiles options. The pictures themselves are the library's (tests/draw_svg.rs checks
-//! them); here: that the command writes exactly them, where it is told, and fails as a
-//! command should.
+//! tiles options, and `xlayout hlo ... --html PAGE`. The pictures themselves are the
+//! library's (tests/draw_svg.rs and tests/draw_html.rs check them); here: that the command
+//! writes exactly them, where it is told, and fails as a command should.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -85,4 +85,31 @@ fn map_svg_failures() {
     let (status, _, err) = xlayout(&["map", FIGURE_1, "--svg", "/nonexistent-dir/x.svg"]);
     assert_eq!(status, 2);
     assert!(err.starts_with("xlayout: cannot write /nonexistent-dir/x.svg: "), "{err}");
+}
+
+#[test]
+fn hlo_html_writes_the_page() {
+    let dump = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hlo/tpu_train_step.txt");
+    let text_report = xlayout(&["hlo", dump]);
+    let page = scratch("html").join("report.html");
+    let path = page.to_str().unwrap();
+    // The report in --format as before, and the page beside it.
+    assert_eq!(xlayout(&["hlo", dump, "--html", path]), text_report);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>\n"));
+    assert!(html.contains("<title>xlayout: jit_train_step</title>"));
+    assert!(html.contains(&format!("<p class=\"about\">{dump}: 49 lines")));
+    // `-`: the page on standard output, instead of --format.
+    let (status, out, _) = xlayout(&["hlo", dump, "--html", "-"]);
+    assert_eq!((status, out), (text_report.0, html));
+    // Several modules: one page, a section each.
+    let fragment = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hlo/tpu_fragment.txt");
+    xlayout(&["hlo", dump, fragment, "--html", path]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<title>xlayout: 2 modules</title>"));
+    assert_eq!(html.matches("<section class=\"module\"").count(), 2);
+    // A page that cannot be written: status 2, its name and why.
+    let (status, _, err) = xlayout(&["hlo", dump, "--html", "/nonexistent-dir/r.html"]);
+    assert_eq!(status, 2);
+    assert!(err.starts_with("xlayout: cannot write /nonexistent-dir/r.html: "), "{err}");
 }

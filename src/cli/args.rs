@@ -206,6 +206,11 @@ pub struct Hlo {
     /// Exit status 1 when a file's owned buffers add up to more than BYTES (`16G`)
     #[arg(long, value_name = "BYTES", value_parser = bytes)]
     pub budget: Option<u64>,
+    /// Also write the report as one self-contained HTML page (totals, owned bytes by
+    /// instruction, sortable top lists, maps of the padded buffers; a section per
+    /// module) to PAGE; `-` writes the page to standard output instead of --format
+    #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
+    pub html: Option<PathBuf>,
 }
 
 /// `--by`.
