@@ -242,3 +242,20 @@ fn several_modules_share_a_page() {
     assert!(ids.contains(&"m1-table-allocated") && ids.contains(&"m2-table-allocated"));
     assert_eq!(root.descendants().filter(|n| n.has_tag_name("script")).count(), 1);
 }
+
+#[test]
+fn a_page_draws_a_bounded_number_of_maps() {
+    use xlayout::draw::{HtmlPage, PAGE_MAPS};
+    let mut page = HtmlPage::default();
+    for k in 0..PAGE_MAPS + 8 {
+        // Each module one padded buffer: f32[k+1] in tiles of 128.
+        let text = format!("HloModule m{k}\n%p = f32[{}]{{0:T(128)}} parameter(0)\n", k + 1);
+        let m = Module::parse(&text);
+        let a = Analysis::new(&m);
+        page.add(&Report::new(&a, ReportOptions::default()), &HtmlOptions::default());
+    }
+    let html = page.finish();
+    parse(&html);
+    assert_eq!(html.matches("<section class=\"map\"").count(), PAGE_MAPS);
+    assert_eq!(html.matches("No maps for this module: the page has its 32.").count(), 8);
+}

@@ -25,7 +25,8 @@ use crate::{ArrayShape, Shape};
 pub struct HtmlOptions {
     /// What the report is of (a file name), shown under the title.
     pub source: String,
-    /// Padded buffers drawn as maps at most (distinct shapes, most padding first).
+    /// Padded buffers drawn as maps at most (distinct shapes, most padding first); a page
+    /// has at most [`PAGE_MAPS`] in all.
     pub maps: usize,
     /// Diagnostics listed at most.
     pub diagnostics: usize,
@@ -93,7 +94,13 @@ pub fn report_html(report: &Report<'_, '_, '_>, options: &HtmlOptions) -> String
 pub struct HtmlPage {
     /// Each module's name and section.
     sections: Vec<(String, String)>,
+    /// Maps drawn so far, against [`PAGE_MAPS`].
+    maps: usize,
 }
+
+/// Maps drawn on one page at most, whatever the number of modules: each map is up to a few
+/// hundred kilobytes, and a dump directory may hold hundreds of modules.
+pub const PAGE_MAPS: usize = 32;
 
 impl HtmlPage {
     /// Adds the section of one module's report.
@@ -122,7 +129,8 @@ impl HtmlPage {
                 .map_or(String::new(), |e| format!(", entry {}", escape(m.computations[e].name))),
             if m.is_scheduled { ", scheduled" } else { "" }
         );
-        let maps = Maps::new(report, options.maps);
+        let maps = Maps::new(report, options.maps.min(PAGE_MAPS - self.maps));
+        self.maps += maps.shapes.len();
         totals(&mut out, report, &p);
         bars(&mut out, report, &p);
         let lists = [
@@ -141,6 +149,12 @@ impl HtmlPage {
         groups(&mut out, report, &p);
         diagnostics(&mut out, report, options.diagnostics, &p);
         maps.write(&mut out, &p);
+        if maps.shapes.is_empty() && self.maps >= PAGE_MAPS && !report.top_padding.is_empty() {
+            let _ = write!(
+                out,
+                "<p class=\"note\">No maps for this module: the page has its {PAGE_MAPS}.</p>"
+            );
+        }
         out.push_str("</section>");
         self.sections.push((name, out));
     }

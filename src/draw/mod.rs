@@ -28,7 +28,7 @@ mod map;
 mod svg;
 
 #[cfg(feature = "hlo")]
-pub use html::{report_html, HtmlOptions, HtmlPage};
+pub use html::{report_html, HtmlOptions, HtmlPage, PAGE_MAPS};
 pub use map::{map_svg, MapOptions, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
 pub use svg::escape;
 
