@@ -7,8 +7,13 @@
 #![cfg_attr(not(feature = "hlo"), no_std)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 pub use layout_runtime::*;
 
+#[cfg(feature = "alloc")]
+pub mod draw;
 #[cfg(feature = "std")]
 pub mod guide;
 #[cfg(feature = "hlo")]

@@ -56,7 +56,8 @@ pub enum Command {
     ///
     /// Draws the slice as a grid of memory offsets with lines between tiles.
     /// Rows and columns beyond 32 are not drawn; the padding list stops after
-    /// 64 positions.
+    /// 64 positions. With --svg: a picture of the slice beside its memory order
+    /// (any window of it, or one cell per tile).
     #[command(verbatim_doc_comment)]
     Map(Map),
     /// Where the memory of HLO modules goes, buffer by buffer
@@ -127,6 +128,36 @@ pub struct Map {
     /// [default: all 0]
     #[arg(long, value_name = "I,J,..", value_parser = leading_index, verbatim_doc_comment)]
     pub at: Option<LeadingIndex>,
+    /// Draw a standalone SVG picture instead: the slice beside its memory order,
+    /// tiles coloured and framed, padding hatched; to FILE, or to standard output
+    /// when FILE is `-` or left out
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    #[arg(verbatim_doc_comment)]
+    pub svg: Option<PathBuf>,
+    /// With --svg: draw ROWS rows and COLS columns of cells (elements, or tiles
+    /// with --tiles) [default: the whole slice, up to 4096 cells]
+    #[arg(long, value_name = "ROWS,COLS", value_parser = pair, requires = "svg")]
+    #[arg(verbatim_doc_comment)]
+    pub window: Option<Pair>,
+    /// With --svg: the window's top-left cell; rows and columns past the array
+    /// are its first-level padding [default: 0,0]
+    #[arg(long, value_name = "ROW,COL", value_parser = pair, requires = "svg")]
+    #[arg(verbatim_doc_comment)]
+    pub origin: Option<Pair>,
+    /// With --svg: one cell per first-level tile, showing the tile's first offset
+    #[arg(long, requires = "svg")]
+    pub tiles: bool,
+}
+
+/// `--window`'s and `--origin`'s value: two numbers.
+#[derive(Clone, Copy, Debug)]
+pub struct Pair(pub usize, pub usize);
+
+fn pair(text: &str) -> Result<Pair, String> {
+    match super::parse_index(text).map_err(|e| e.0)?[..] {
+        [a, b] => Ok(Pair(a, b)),
+        _ => Err(format!("`{text}` is not two numbers: write them like `8,128`")),
+    }
 }
 
 /// `--at`'s value: the indices of the dimensions before the last two.
@@ -175,6 +206,11 @@ pub struct Hlo {
     /// Exit status 1 when a file's owned buffers add up to more than BYTES (`16G`)
     #[arg(long, value_name = "BYTES", value_parser = bytes)]
     pub budget: Option<u64>,
+    /// Also write the report as one self-contained HTML page (totals, owned bytes by
+    /// instruction, sortable top lists, maps of the padded buffers; a section per
+    /// module) to PAGE; `-` writes the page to standard output instead of --format
+    #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
+    pub html: Option<PathBuf>,
 }
 
 /// `--by`.

@@ -4,9 +4,10 @@
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use xlayout::draw;
 use xlayout::hlo::{
     decode, module_files, units, Analysis, GroupBy, Keyed, Module, Report, ReportOptions, Row,
     Sizes, Stage, Sum, Totals, REPORT_VERSION,
@@ -44,6 +45,27 @@ fn columns(groups: bool) -> Vec<&'static str> {
 
 impl Hlo {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        let mut page = self.html.as_ref().map(|_| draw::HtmlPage::default());
+        let status = if self.html.as_deref() == Some(Path::new("-")) {
+            // The page is the output: what --format would write goes nowhere.
+            let mut sink = std::io::sink();
+            self.reports(stdin, &mut Out::new(&mut sink), &mut page)?
+        } else {
+            self.reports(stdin, out, &mut page)?
+        };
+        if let (Some(path), Some(page)) = (&self.html, page) {
+            io::write_file(path, &page.finish(), out)?;
+        }
+        Ok(status)
+    }
+
+    /// Reads every input and writes its report in --format; adds each module to `page`.
+    fn reports(
+        &self,
+        stdin: &mut Stdin<'_>,
+        out: &mut Out<'_>,
+        page: &mut Option<draw::HtmlPage>,
+    ) -> Result<Status, Failure> {
         let format = self.format.unwrap_or_else(|| {
             if std::io::stdout().is_terminal() {
                 Format::Table
@@ -105,6 +127,11 @@ impl Hlo {
             }
             status |= self.limits(&name, &report);
             total.merge(&report.totals);
+            if let Some(page) = page {
+                let html =
+                    draw::HtmlOptions { source: name.clone(), ..draw::HtmlOptions::default() };
+                page.add(&report, &html);
+            }
             match format {
                 Format::Table => {
                     if n > 0 {

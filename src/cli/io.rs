@@ -15,6 +15,8 @@ pub enum Failure {
     Output(io::Error),
     /// An input could not be read: `name` says which (`standard input`, a file's path).
     Input { name: String, error: io::Error },
+    /// An output file could not be written: `name` is its path.
+    Write { name: String, error: io::Error },
     /// The command line is wrong, or asks for `--help` or `--version`: clap's message.
     Usage(clap::Error),
     /// A SHAPE argument is not a shape the command can use: shown with a caret under `text`.
@@ -135,6 +137,15 @@ pub fn list_dir(
     pick(path).map_err(|error| Failure::Input { name: path.display().to_string(), error })
 }
 
+/// Writes `text` to the FILE argument `path`; `-` is standard output.
+pub fn write_file(path: &Path, text: &str, out: &mut Out<'_>) -> Result<(), Failure> {
+    if path == Path::new("-") {
+        return out.text(text);
+    }
+    std::fs::write(path, text)
+        .map_err(|error| Failure::Write { name: path.display().to_string(), error })
+}
+
 /// What `main` does at the end of a run: diagnostics on `err`, and the exit status.
 /// A closed output pipe is the reader saying it has seen enough: status 0, nothing said.
 pub fn finish(result: Result<u8, Failure>, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
@@ -148,6 +159,10 @@ pub fn finish(result: Result<u8, Failure>, out: &mut dyn Write, err: &mut dyn Wr
         }
         Err(Failure::Input { name, error }) => {
             let _ = writeln!(err, "xlayout: cannot read {name}: {error}");
+            2
+        }
+        Err(Failure::Write { name, error }) => {
+            let _ = writeln!(err, "xlayout: cannot write {name}: {error}");
             2
         }
         Err(Failure::Usage(e)) if !e.use_stderr() => {

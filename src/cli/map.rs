@@ -2,9 +2,10 @@
 //! Figures 1 and 2 of XLA's tiled-layout document, and the padding positions in memory order.
 //!
 //! Tiles are separated by where memory blocks change: two neighbouring elements get a line
-//! between them when they lie in different runs of one first-level tile's worth of elements
-//! (offset / elements-per-tile differs). That is exactly a tile boundary for ordinary tilings
-//! and stays truthful (it shows memory contiguity) for exotic ones.
+//! between them when they lie in different runs of the memory one first-level tile takes
+//! (`offset / span` differs, the span from [`xlayout::draw::tile_spans`], as the SVG map
+//! draws its frames). That is exactly a tile boundary for ordinary tilings and stays truthful
+//! (it shows memory contiguity) for exotic ones.
 
 use std::fmt::Write;
 
@@ -68,7 +69,7 @@ pub fn map(plan: &Plan, leading: Option<&[usize]>) -> Result<String, Error> {
                 *cell = plan.offset(&index(r, c))?;
             }
         }
-        draw(&mut out, &offsets, memory_per_tile(plan));
+        draw(&mut out, &offsets, xlayout::draw::tile_spans(plan).first().copied());
         if shown_rows < rows || shown_cols < cols {
             let _ = writeln!(
                 out,
@@ -78,19 +79,6 @@ pub fn map(plan: &Plan, leading: Option<&[usize]>) -> Result<String, Error> {
     }
     padding(&mut out, plan);
     Ok(out)
-}
-
-/// The grid positions one first-level tile takes in memory: the grid divided among the
-/// first level's tiles. More than the tile's own elements when a nested tile pads it
-/// (`T(3)(2)` stores each 3-element tile in 4 positions).
-fn memory_per_tile(plan: &Plan) -> Option<usize> {
-    let level = plan.tile_levels().first()?;
-    let k = level.tile.len();
-    let outer = level.transpose.len() - k;
-    let tiles = level.transpose[..outer]
-        .iter()
-        .try_fold(1usize, |n, &axis| n.checked_mul(level.reshape_to[axis]))?;
-    plan.grid_len().checked_div(tiles)
 }
 
 /// The grid with `|` between horizontally neighbouring cells of different blocks and a `-`

@@ -4,7 +4,7 @@
 //! report. Exit status: 0 when every input was ok, 1 when any was not, 2 for a usage error
 //! or an input or output that failed (but 0 for a closed output pipe).
 
-use xlayout::{ArrayShape, Error, Plan, Shape};
+use xlayout::{draw, ArrayShape, Error, Plan, Shape};
 
 pub mod args;
 mod explain;
@@ -76,7 +76,20 @@ impl args::Explain {
 impl args::Map {
     fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
         let leading = self.at.as_ref().map(|at| at.0.as_slice());
-        out.text(&map_of(shape_text(&self.shape, stdin)?, leading)?)?;
+        let text = shape_text(&self.shape, stdin)?;
+        let Some(file) = &self.svg else {
+            out.text(&map_of(text, leading)?)?;
+            return Ok(0);
+        };
+        let options = draw::MapOptions {
+            at: leading.map(<[usize]>::to_vec),
+            origin: self.origin.map_or((0, 0), |p| (p.0, p.1)),
+            window: self.window.map(|p| (p.0, p.1)),
+            tiles: self.tiles,
+            memory_row: None,
+        };
+        let svg = text.parse::<ArrayShape>().and_then(|shape| draw::map_svg(&shape, &options));
+        io::write_file(file, &svg.map_err(|error| Failure::shape(text, error))?, out)?;
         Ok(0)
     }
 }

@@ -1,0 +1,243 @@
+//! The pictures in a real browser: each SVG map is written to a file, loaded by headless
+//! Chromium, and the DOM it rendered is read back: no parse error, no console error, and the
+//! same cells, offsets and padding as the text the library wrote.
+//!
+//! Skipped, with the reason printed, when no Chromium is installed (`.ci/run` installs
+//! Debian's `chromium` when it can); `XLAYOUT_CHROMIUM` names the browser to use.
+
+mod drawing;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use xlayout::draw::{map_svg, MapOptions};
+use xlayout::ArrayShape;
+
+/// The browser to run, if any.
+fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("XLAYOUT_CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let names = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+    let dirs = std::env::var_os("PATH")?;
+    std::env::split_paths(&dirs)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// What the browser made of a file: the serialized DOM after scripts ran, and the console
+/// messages it logged.
+struct Rendered {
+    dom: String,
+    console: Vec<String>,
+}
+
+fn render(browser: &Path, file: &Path) -> Rendered {
+    let profile = file.with_extension("profile");
+    let mut child = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        .args(["--disable-component-update", "--disable-sync", "--no-first-run"])
+        .args(["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", browser.display()));
+    // Read both pipes on threads so a chatty browser cannot block on a full pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).map(|_| s)
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).map(|_| s)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("{} did not finish loading {} in 120 s", browser.display(), file.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let dom = out.join().unwrap().unwrap();
+    let stderr = err.join().unwrap().unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(status.success(), "{} failed on {}: {stderr}", browser.display(), file.display());
+    let console = stderr.lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect();
+    Rendered { dom, console }
+}
+
+/// A scratch directory for the files the browser loads.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn svg_maps_render_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped: no Chromium found (PATH has no chromium, chromium-browser or google-chrome, \
+             and XLAYOUT_CHROMIUM is not set); `apt-get install chromium` enables this check"
+        );
+        return;
+    };
+    let dir = scratch("svg");
+    let tiles = MapOptions { tiles: true, ..MapOptions::default() };
+    let window = MapOptions { origin: (6, 126), window: Some((4, 4)), ..MapOptions::default() };
+    let cases = [
+        ("figure1", "f32[3,5]{1,0:T(2,2)}", MapOptions::default(), 24, 9),
+        ("bf16", "bf16[16,256]{1,0:T(8,128)(2,1)}", MapOptions::default(), 4096, 0),
+        ("window", "bf16[16,256]{1,0:T(8,128)(2,1)}", window, 16, 0),
+        ("tiles", "f32[3,5]{1,0:T(2,2)L(32)}", tiles, 6, 0),
+    ];
+    for (name, shape, options, logical_cells, logical_pads) in cases {
+        let shape: ArrayShape = shape.parse().unwrap();
+        let svg = map_svg(&shape, &options).unwrap();
+        let file = dir.join(format!("{name}.svg"));
+        std::fs::write(&file, &svg).unwrap();
+        let rendered = render(&browser, &file);
+        assert!(rendered.console.is_empty(), "{name}: {:?}", rendered.console);
+        assert!(!rendered.dom.contains("parsererror"), "{name}: {}", rendered.dom);
+        let (want, got) = (drawing::read(&svg), drawing::read(&rendered.dom));
+        assert_eq!(got.logical.cells.len(), logical_cells, "{name}");
+        assert_eq!(got.logical.cells.iter().filter(|c| c.pad).count(), logical_pads, "{name}");
+        for (panel, w, g) in
+            [("logical", &want.logical, &got.logical), ("memory", &want.memory, &got.memory)]
+        {
+            assert_eq!(w.cells.len(), g.cells.len(), "{name} {panel}");
+            for (a, b) in w.cells.iter().zip(&g.cells) {
+                assert_eq!(
+                    (&a.index, a.offset, a.pad, &a.text),
+                    (&b.index, b.offset, b.pad, &b.text),
+                    "{name} {panel}"
+                );
+            }
+        }
+    }
+}
+
+/// The report page of one of the test dumps.
+fn report_page(dump: &[u8]) -> String {
+    use xlayout::draw::{report_html, HtmlOptions};
+    use xlayout::hlo::{decode, Analysis, Module, Report, ReportOptions};
+    let (text, _) = decode(dump);
+    let m = Module::parse(&text);
+    let a = Analysis::new(&m);
+    let r = Report::new(&a, ReportOptions::default());
+    report_html(
+        &r,
+        &HtmlOptions { source: String::from("tpu_train_step.txt"), ..HtmlOptions::default() },
+    )
+}
+
+/// The text of column `column` of each body row of the table with id `id`, from a DOM as
+/// the browser serializes it (HTML, not XML: read by hand).
+fn column(dom: &str, id: &str, column: usize) -> Vec<String> {
+    let start = dom.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id}"));
+    let table = &dom[start..start + dom[start..].find("</table>").unwrap()];
+    let body = &table[table.find("<tbody>").unwrap()..];
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            let cell = row.split("<td").nth(column + 1).unwrap();
+            let cell = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
+            // Drop tags inside the cell (a shape's link).
+            let mut text = String::new();
+            let mut in_tag = false;
+            for ch in cell.chars() {
+                match ch {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text
+        })
+        .collect()
+}
+
+#[test]
+fn html_report_renders_and_sorts_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
+        return;
+    };
+    let dir = scratch("html");
+    let dump =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hlo/tpu_train_step.txt"))
+            .unwrap();
+    let html = report_page(&dump);
+    let file = dir.join("report.html");
+    std::fs::write(&file, &html).unwrap();
+    let rendered = render(&browser, &file);
+    assert!(rendered.console.is_empty(), "{:?}", rendered.console);
+    // The sort script ran on every table and left the rows in place.
+    assert_eq!(rendered.dom.matches("data-sortable=\"ready\"").count(), 5);
+    let owners = [
+        "copy-start",
+        "Arg_1.2",
+        "fusion.3",
+        "fusion.1",
+        "Arg_0.1",
+        "fusion",
+        "Arg_2.3",
+        "fusion.2",
+    ];
+    assert_eq!(column(&rendered.dom, "table-allocated", 1), owners);
+    assert_eq!(rendered.dom.matches("class=\"bar\"").count(), 8);
+    assert_eq!(rendered.dom.matches("<section class=\"map\"").count(), 3);
+
+    // Clicks, as a user makes them: the instruction header of the largest-owners table
+    // (text: ascending), the padding header of the padding table twice (numbers: descending,
+    // then ascending).
+    let clicks = "<script>//<![CDATA[\n\
+        document.querySelectorAll('#table-allocated thead th')[1].click();\n\
+        var padding = document.querySelectorAll('#table-padding thead th')[7];\n\
+        padding.click(); padding.click();\n\
+        //]]></script></body>";
+    let clicked = dir.join("clicked.html");
+    std::fs::write(&clicked, html.replacen("</body>", clicks, 1)).unwrap();
+    let rendered = render(&browser, &clicked);
+    assert!(rendered.console.is_empty(), "{:?}", rendered.console);
+    let mut sorted = owners.map(String::from).to_vec();
+    sorted.sort(); // JavaScript compares UTF-16 code units: the same order for ASCII names
+    assert_eq!(column(&rendered.dom, "table-allocated", 1), sorted);
+    // Padding bytes 448 (s32[16] in a 128-tile), 508 (f32[] in a 128-tile), 3604480.
+    assert_eq!(column(&rendered.dom, "table-padding", 1), ["Arg_2.3", "fusion.2", "Arg_0.1"]);
+    assert!(rendered.dom.contains("aria-sort=\"ascending\""));
+}
+
+#[test]
+fn hostile_dump_runs_nothing_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
+        return;
+    };
+    let dir = scratch("hostile");
+    let dump = br#"HloModule m
+ENTRY %main {
+  %p = f32[10]{0:T(128)} parameter(0), metadata={op_name="<script>document.body.setAttribute('data-pwned','1')</script>\"q\"" source_file="<img src=x onerror=document.body.setAttribute('data-pwned','2')>" source_line=1}
+  ROOT %n = f32[10]{0:T(128)} negate(%p), metadata={op_name="]]></script><script>document.body.setAttribute('data-pwned','3')</script>"}
+}
+"#;
+    let file = dir.join("hostile.html");
+    std::fs::write(&file, report_page(dump)).unwrap();
+    let rendered = render(&browser, &file);
+    assert!(rendered.console.is_empty(), "{:?}", rendered.console);
+    assert!(!rendered.dom.contains("data-pwned=\""), "a script from the dump ran");
+    assert!(rendered.dom.contains("&lt;script&gt;document.body.setAttribute('data-pwned','1')"));
+    assert_eq!(rendered.dom.matches("data-sortable=\"ready\"").count(), 5);
+}

@@ -1,0 +1,151 @@
+//! Reading the SVG maps back: an XML parser, then the cells, frames and notes of each panel
+//! from the attributes the drawing gives them (`data-index`, `data-offset`, the panel's
+//! cell size), so tests assert structure, not bytes.
+#![allow(dead_code)] // each test file uses its own part
+
+use std::collections::BTreeSet;
+
+use xlayout::draw::{map_svg, MapOptions};
+use xlayout::Shape;
+
+/// One drawn cell.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub index: Option<String>,
+    pub offset: usize,
+    pub pad: bool,
+    pub text: Option<String>,
+}
+
+/// A panel: its geometry attributes, cells in drawing order and frame segments per level.
+pub struct Panel {
+    pub rows: usize,
+    pub cols: usize,
+    pub cells: Vec<Cell>,
+    /// Level -> segments in cell units: (vertical?, fixed line, from, to).
+    pub frames: Vec<BTreeSet<(bool, usize, usize, usize)>>,
+    /// Whether the outer edge is drawn as a first-level frame.
+    pub closed: bool,
+    pub notes: Vec<String>,
+}
+
+pub struct Map {
+    pub title: String,
+    /// One cell per tile (else one per element).
+    pub tiles: bool,
+    pub logical: Panel,
+    pub memory: Panel,
+    pub text: String,
+}
+
+pub fn attr(n: roxmltree::Node, name: &str) -> usize {
+    n.attribute(name).unwrap_or_else(|| panic!("no {name}")).parse().unwrap()
+}
+
+pub fn has_class(n: roxmltree::Node, class: &str) -> bool {
+    n.attribute("class").is_some_and(|c| c.split(' ').any(|x| x == class))
+}
+
+/// `M x,y V y2` / `M x,y H x2` pieces of a frame path, in cell units.
+fn segments(
+    d: &str,
+    left: usize,
+    top: usize,
+    cw: usize,
+    ch: usize,
+) -> Vec<(bool, usize, usize, usize)> {
+    let mut out = Vec::new();
+    for piece in d.split('M').filter(|p| !p.is_empty()) {
+        let (start, vertical) = match piece.find('V') {
+            Some(i) => (i, true),
+            None => (piece.find('H').expect("V or H"), false),
+        };
+        let (x, y) = piece[..start].split_once(',').unwrap();
+        let (x, y): (usize, usize) = (x.parse().unwrap(), y.parse().unwrap());
+        let end: usize = piece[start + 1..].parse().unwrap();
+        let (cx, cy) = ((x - left) / cw, (y - top) / ch);
+        assert_eq!(
+            ((x - left) % cw, (y - top) % ch),
+            (0, 0),
+            "frames run along cell edges: {piece}"
+        );
+        out.push(if vertical {
+            (true, cx, cy, (end - top) / ch)
+        } else {
+            (false, cy, cx, (end - left) / cw)
+        });
+    }
+    out
+}
+
+pub fn panel(svg: roxmltree::Node, class: &str) -> Panel {
+    let p = svg
+        .descendants()
+        .find(|n| has_class(*n, "panel") && has_class(*n, class))
+        .unwrap_or_else(|| panic!("no {class} panel"));
+    let (cw, ch, left, top) = (
+        attr(p, "data-cell-width"),
+        attr(p, "data-cell-height"),
+        attr(p, "data-left"),
+        attr(p, "data-top"),
+    );
+    let cells = p
+        .children()
+        .filter(|n| has_class(*n, "cell"))
+        .map(|g| Cell {
+            index: g.attribute("data-index").map(str::to_string),
+            offset: attr(g, "data-offset"),
+            pad: has_class(g, "pad"),
+            text: g
+                .children()
+                .find(|t| t.has_tag_name("text"))
+                .and_then(|t| t.text())
+                .map(str::to_string),
+        })
+        .collect();
+    let mut frames: Vec<BTreeSet<_>> = Vec::new();
+    let mut closed = false;
+    for path in p.children().filter(|n| has_class(*n, "frame")) {
+        if has_class(path, "edge") {
+            closed = true;
+            continue;
+        }
+        let level: usize = path
+            .attribute("class")
+            .unwrap()
+            .split(' ')
+            .find_map(|c| c.strip_prefix("level"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        if frames.len() <= level {
+            frames.resize(level + 1, BTreeSet::new());
+        }
+        frames[level].extend(segments(path.attribute("d").unwrap(), left, top, cw, ch));
+    }
+    let notes = p
+        .children()
+        .filter(|n| has_class(*n, "note"))
+        .map(|n| n.text().unwrap_or("").to_string())
+        .collect();
+    Panel { rows: attr(p, "data-rows"), cols: attr(p, "data-cols"), cells, frames, closed, notes }
+}
+
+/// The map of `shape`, read back.
+pub fn map(shape: &str, options: &MapOptions) -> Map {
+    let s: Shape = shape.parse().unwrap();
+    read(&map_svg(s.try_array().unwrap(), options).unwrap())
+}
+
+/// An SVG map's text, parsed (it must be well-formed XML in the SVG namespace) and read.
+pub fn read(text: &str) -> Map {
+    let doc = roxmltree::Document::parse(text).unwrap_or_else(|e| panic!("not XML: {e}"));
+    let svg = doc.root_element();
+    assert_eq!(svg.tag_name().name(), "svg");
+    assert_eq!(svg.tag_name().namespace(), Some("http://www.w3.org/2000/svg"));
+    let title =
+        svg.children().find(|n| n.has_tag_name("title")).unwrap().text().unwrap().to_string();
+    let (logical, memory) = (panel(svg, "logical"), panel(svg, "memory"));
+    let tiles = svg.attribute("data-mode") == Some("tiles");
+    Map { title, tiles, logical, memory, text: text.to_string() }
+}
