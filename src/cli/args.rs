@@ -211,6 +211,18 @@ pub struct Hlo {
     /// module) to PAGE; `-` writes the page to standard output instead of --format
     #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
     pub html: Option<PathBuf>,
+    /// Instead of the buffer report: the live range of every value of a scheduled module
+    /// and its peak, by XLA's rules (HloLiveRange): XLA's peak step and bytes, the values
+    /// live there largest first with a cumulative column (--top of them), and the largest
+    /// live total over all steps with padding and without. With XLA's buffer assignment
+    /// and live ranges beside the module (`*-buffer-assignment.txt`, `*-live-range.txt`),
+    /// XLA's own peak and every value XLA sizes differently are shown too
+    #[arg(long, conflicts_with = "html", verbatim_doc_comment)]
+    pub peak: bool,
+    /// XLA's buffer assignment to compare with, instead of the one beside the module
+    /// (implies --peak; one module file only)
+    #[arg(long, value_name = "FILE", conflicts_with = "html", verbatim_doc_comment)]
+    pub buffer_assignment: Option<PathBuf>,
 }
 
 /// `--by`.

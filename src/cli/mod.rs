@@ -11,6 +11,7 @@ mod explain;
 mod hlo;
 pub mod io;
 mod map;
+mod peak;
 
 use args::{Cli, Command};
 use io::{shape_text, Failure, Out, Stdin};

@@ -6,6 +6,8 @@
 //! Both readers take text and never fail: a line they cannot read is a [`DumpProblem`]
 //! with its line number, and the rest is still read.
 
+use std::path::{Path, PathBuf};
+
 use serde::Serialize;
 
 use super::buffer::Analysis;
@@ -375,6 +377,45 @@ pub fn size_differences(
         }
     }
     out
+}
+
+/// XLA's buffer assignment and live-range files beside a module file, if they exist:
+/// `X-buffer-assignment.txt` and `X-live-range.txt` for `X.txt` (XLA's names), or
+/// `buffer_assignment.txt` and `live_range.txt` in the same directory (the names
+/// tests/data/hlo uses). With `assignment` given, the live ranges are looked for beside it
+/// in the same two ways.
+///
+/// ```
+/// use std::path::Path;
+/// let dir = format!("{}/tests/data/hlo/jax_cpu/identity", env!("CARGO_MANIFEST_DIR"));
+/// let (b, l) = xlayout::hlo::dumps_beside(&Path::new(&dir).join("after_optimizations.txt"), None);
+/// assert!(b.unwrap().ends_with("buffer_assignment.txt") && l.unwrap().ends_with("live_range.txt"));
+/// assert_eq!(xlayout::hlo::dumps_beside(Path::new("-"), None), (None, None));
+/// ```
+pub fn dumps_beside(
+    module: &Path,
+    assignment: Option<&Path>,
+) -> (Option<PathBuf>, Option<PathBuf>) {
+    let existing = |p: PathBuf| p.is_file().then_some(p);
+    let sibling = |p: &Path, xla: &str, renamed: &str| -> Option<PathBuf> {
+        let name = p.file_name()?.to_str()?;
+        let stem = name.strip_suffix(".txt")?;
+        let stem = stem
+            .strip_suffix("-buffer-assignment")
+            .or_else(|| stem.strip_suffix("-live-range"))
+            .unwrap_or(stem);
+        existing(p.with_file_name(format!("{stem}-{xla}.txt")))
+            .or_else(|| existing(p.with_file_name(format!("{renamed}.txt"))))
+    };
+    let assignment = match assignment {
+        Some(a) => Some(a.to_path_buf()),
+        None => sibling(module, "buffer-assignment", "buffer_assignment"),
+    };
+    let live = match &assignment {
+        Some(a) => sibling(a, "live-range", "live_range"),
+        None => sibling(module, "live-range", "live_range"),
+    };
+    (assignment, live)
 }
 
 #[cfg(test)]

@@ -51,8 +51,8 @@ mod report;
 pub mod units;
 
 pub use assignment::{
-    size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive, DumpProblem,
-    DumpRange, LiveRangeDump, SizeDifference,
+    dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
+    DumpProblem, DumpRange, LiveRangeDump, SizeDifference,
 };
 pub use buffer::{
     best_layout, defines_leaf, Analysis, BestLayout, BufferFacts, Cause, Leaf, LeafKind, Ownership,
@@ -65,8 +65,8 @@ pub use instruction::Called;
 pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
 pub use module::{CallContext, Computation, Instruction, Module, ShapeId};
 pub use peak::{
-    Bound, Bounds, HighWater, LiveRange, Mark, NodeSizes, NotModelled, Peak, PeakValue, Rule,
-    XlaPeak,
+    Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,
+    NotModelledRow, Peak, PeakRow, PeakSummary, PeakValue, Rule, XlaPeak,
 };
 pub use report::{
     op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,

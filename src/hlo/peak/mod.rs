@@ -47,6 +47,7 @@
 mod dataflow;
 mod liveness;
 mod phi;
+mod report;
 mod schedule;
 mod sweep;
 pub(crate) mod tree;
@@ -57,6 +58,7 @@ use super::buffer::Analysis;
 use dataflow::{Dataflow, NONE};
 pub(crate) use liveness::shape_index;
 pub use liveness::LiveRange;
+pub use report::{HighWaterRows, MarkRow, NotModelledRow, PeakRow, PeakSummary};
 use schedule::Schedule;
 pub use tree::NodeSizes;
 
@@ -250,9 +252,6 @@ impl Peak {
             NotModelled::add(&mut notes, Rule::NotScheduled, usize::MAX);
         }
         let s = Schedule::new(m, entry);
-        for &i in &s.async_callers {
-            NotModelled::add(&mut notes, Rule::Asynchronous, i as usize);
-        }
         let d = Dataflow::new(a, &s, &mut notes);
         let ranges = liveness::live_ranges(a, &s, &d);
         let mut values = Vec::new();
@@ -326,6 +325,29 @@ impl Peak {
                 }
             }
             let unsized_value = values.iter().any(|v| v.sizes.is_none());
+            // The values of computations run asynchronously are not placed in time: all of
+            // them may be live at any step.
+            let mut extra = NodeSizes::default();
+            let mut seen = vec![false; m.computations.len()];
+            for &i in &s.async_callers {
+                for c in &m.instructions[i as usize].called {
+                    let Some(c) = m.computation_index(c.computation) else { continue };
+                    if s.span[c].is_some() || std::mem::replace(&mut seen[c], true) {
+                        continue;
+                    }
+                    for j in m.computations[c].instructions.clone() {
+                        if let Some(f) = a.facts(j) {
+                            let t = f.total;
+                            let bytes = t.logical_bytes.saturating_add(t.widening_bytes);
+                            extra = extra.plus(NodeSizes {
+                                bytes,
+                                array_bytes: t.array_bytes,
+                                logical_bytes: t.logical_bytes,
+                            });
+                        }
+                    }
+                }
+            }
             let upper = |f: fn(&NodeSizes) -> u64| -> Option<u64> {
                 if unsized_value {
                     return None;
@@ -338,7 +360,7 @@ impl Peak {
                         (LiveRange { start: v.range.start, end }, v.sizes.as_ref().map_or(0, f))
                     })
                     .collect();
-                Some(clamp(sweep::high_water(&longest, steps).1))
+                Some(clamp(sweep::high_water(&longest, steps).1).saturating_add(f(&extra)))
             };
             Bounds {
                 bytes: Bound { lower: high_water.bytes.total, upper: upper(|s| s.bytes) },
