@@ -1,35 +1,21 @@
 //! `xlayout hlo --peak` as scripts and people use it: the TSV and JSON contract, the
 //! table, XLA's own files beside a module, `--buffer-assignment`, and the exit status.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod command;
 
+use command::{run_in, Run};
 use serde_json::Value;
 
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
+/// Runs `xlayout ARGS` from the repository root (file names as the tests write them).
+fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
+    run_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args, stdin)
 }
 
-/// Runs `xlayout hlo --peak ARGS` from the repository root.
+/// Runs `xlayout hlo --peak ARGS`.
 fn peak(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xlayout"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["hlo", "--peak"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        status: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    let mut all = vec!["hlo", "--peak"];
+    all.extend_from_slice(args);
+    xlayout(&all, stdin)
 }
 
 const TPU: &str = "tests/data/hlo/peak/tpu_padded_step.txt";
@@ -201,16 +187,8 @@ fn standard_input_and_usage_errors() {
         r.stderr
     );
     // --buffer-assignment alone implies --peak; a missing file is a read failure.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xlayout"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["hlo", "--buffer-assignment", "no/such/file", TPU])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = child.wait().unwrap().code();
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert_eq!(status, Some(2));
+    let r = xlayout(&["hlo", "--buffer-assignment", "no/such/file", TPU], b"");
+    let (status, err) = (r.status, r.stderr);
+    assert_eq!(status, 2);
     assert!(err.starts_with("xlayout: cannot read no/such/file:"), "{err}");
 }

@@ -139,13 +139,7 @@ impl Hlo {
 
     /// `--format`, or a table on a terminal and TSV otherwise.
     pub(super) fn format(&self) -> Format {
-        self.format.unwrap_or_else(|| {
-            if std::io::stdout().is_terminal() {
-                Format::Table
-            } else {
-                Format::Tsv
-            }
-        })
+        chosen_format(self.format)
     }
 
     /// The files to read: the arguments, with each directory replaced by the module text
@@ -426,12 +420,30 @@ impl Hlo {
     }
 
     pub(super) fn size(&self, n: u64) -> String {
-        match self.bytes {
-            Units::Oom => units::oom_bytes(n),
-            Units::Exact => n.to_string(),
-            Units::Iec => units::iec_bytes(n),
-        }
+        human(self.bytes, n)
     }
+}
+
+/// A byte count in the `--bytes` units.
+pub(super) fn human(unit: Units, n: u64) -> String {
+    match unit {
+        Units::Oom => units::oom_bytes(n),
+        Units::Exact => n.to_string(),
+        Units::Iec => units::iec_bytes(n),
+    }
+}
+
+/// `--format` as given, or a table on a terminal and TSV otherwise.
+pub(super) fn chosen_format(format: Option<Format>) -> Format {
+    format.unwrap_or_else(
+        || {
+            if std::io::stdout().is_terminal() {
+                Format::Table
+            } else {
+                Format::Tsv
+            }
+        },
+    )
 }
 
 /// `1 line`, `2 lines`.
@@ -503,6 +515,16 @@ pub(super) fn tsv_escape(field: &str) -> std::borrow::Cow<'_, str> {
     let escaped =
         field.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r");
     std::borrow::Cow::Owned(escaped)
+}
+
+/// One row of script output: a CSV record, or TSV fields escaped and joined, with its
+/// line end.
+pub(super) fn record<S: AsRef<str>>(format: Format, fields: &[S]) -> String {
+    if format == Format::Csv {
+        return csv_line(fields);
+    }
+    let escaped: Vec<_> = fields.iter().map(|f| tsv_escape(f.as_ref())).collect();
+    escaped.join("\t") + "\n"
 }
 
 /// One CSV record, quoted as RFC 4180 says.

@@ -12,7 +12,7 @@ use xlayout::hlo::{
 };
 
 use super::args::{Format, Hlo};
-use super::hlo::{aligned, count, csv_line, tsv_escape, warn};
+use super::hlo::{aligned, count, csv_line, record, warn};
 use super::io::{self, Failure, Out, Stdin};
 use super::Status;
 
@@ -153,14 +153,7 @@ pub(super) fn run(args: &Hlo, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Resul
             Format::Tsv | Format::Csv => {
                 let mut buf = String::new();
                 for r in &f.peak.live {
-                    let fields = row_fields(&name, f.peak.peak_step, r);
-                    if format == Format::Csv {
-                        buf += &csv_line(&fields);
-                    } else {
-                        let escaped: Vec<_> = fields.iter().map(|s| tsv_escape(s)).collect();
-                        buf += &escaped.join("\t");
-                        buf.push('\n');
-                    }
+                    buf += &record(format, &row_fields(&name, f.peak.peak_step, r));
                 }
                 out.text(&buf)?;
             }
