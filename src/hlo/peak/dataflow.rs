@@ -5,11 +5,13 @@
 //! (phi values, kept only where more than one value reaches them, as
 //! `HloDataflowAnalysis::OptimizePhiValues` leaves them).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::super::buffer::Analysis;
 use super::super::lex::split_top_level;
 use super::super::module::Module;
+use super::liveness::AliasPair;
 use super::phi::PhiGraph;
 use super::schedule::{is_async, sequential_callees, Schedule};
 use super::tree::Tree;
@@ -38,6 +40,9 @@ pub(crate) struct Value {
     pub node: u32,
     pub phi: bool,
 }
+
+/// A fusion's fused computation and result shape: what its in-place pairs depend on.
+pub(crate) type FusionKey = (usize, Option<u32>);
 
 /// How a flattened computation is called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,8 +83,15 @@ pub(crate) struct Dataflow<'t> {
     /// Instructions whose dataflow was not followed, or whose operands' values may live
     /// longer than modelled (their operands and results are uncertain).
     pub unsure: Vec<u32>,
-    /// Operand lookup: (computation or NONE, name) -> instruction.
-    names: HashMap<(u32, &'t str), u32>,
+    /// Every instruction's operands, resolved once: `operand_ids[operand_start[i]..]`.
+    operand_ids: Vec<u32>,
+    operand_start: Vec<u32>,
+    /// The module text's lifetime (operands are resolved from its names).
+    text: std::marker::PhantomData<&'t str>,
+    /// Parameter lookup: (computation, parameter number) -> instruction.
+    parameters: HashMap<(usize, u64), u32>,
+    /// In-place pairs of fusions already worked out, by (fused computation, result shape).
+    pub(crate) fusion_pairs: RefCell<HashMap<FusionKey, Vec<AliasPair>>>,
 }
 
 impl<'t> Dataflow<'t> {
@@ -100,10 +112,16 @@ impl<'t> Dataflow<'t> {
     }
 
     /// The instruction operand `slot` of instruction `i` names, in `i`'s computation.
-    pub fn operand(&self, m: &Module<'t>, i: u32, slot: usize) -> Option<u32> {
-        let ins = &m.instructions[i as usize];
-        let c = ins.computation.map_or(NONE, |c| c as u32);
-        self.names.get(&(c, *ins.operands.get(slot)?)).copied()
+    pub fn operand(&self, _m: &Module<'t>, i: u32, slot: usize) -> Option<u32> {
+        let start = self.operand_start[i as usize] as usize;
+        let end = self.operand_start[i as usize + 1] as usize;
+        let o = *self.operand_ids[start..end].get(slot)?;
+        (o != NONE).then_some(o)
+    }
+
+    /// Parameter `number` of computation `c`.
+    pub fn parameter(&self, c: usize, number: u64) -> Option<u32> {
+        self.parameters.get(&(c, number)).copied()
     }
 
     /// The dataflow of the computations `schedule` flattened. Linear in the number of
@@ -111,10 +129,27 @@ impl<'t> Dataflow<'t> {
     pub fn new(a: &Analysis<'_, 't>, s: &Schedule, notes: &mut Vec<NotModelled>) -> Dataflow<'t> {
         let m = a.module;
         let mut names = HashMap::with_capacity(m.instructions.len());
+        let mut parameters = HashMap::new();
         for (i, ins) in m.instructions.iter().enumerate() {
             let c = ins.computation.map_or(NONE, |c| c as u32);
             names.entry((c, ins.name)).or_insert(i as u32);
+            if let (Some(c), Some(n), "parameter") =
+                (ins.computation, ins.parameter_number, ins.opcode)
+            {
+                parameters.entry((c, n)).or_insert(i as u32);
+            }
         }
+        // Each operand name looked up once: the passes below read these many times.
+        let mut operand_start = Vec::with_capacity(m.instructions.len() + 1);
+        let mut operand_ids = Vec::new();
+        for ins in &m.instructions {
+            operand_start.push(operand_ids.len() as u32);
+            let c = ins.computation.map_or(NONE, |c| c as u32);
+            operand_ids
+                .extend(ins.operands.iter().map(|o| names.get(&(c, *o)).copied().unwrap_or(NONE)));
+        }
+        operand_start.push(operand_ids.len() as u32);
+        drop(names);
         let roots: Vec<Option<u32>> = m
             .computations
             .iter()
@@ -135,7 +170,11 @@ impl<'t> Dataflow<'t> {
             callers: vec![None; m.computations.len()],
             roots,
             unsure: Vec::new(),
-            names,
+            operand_ids,
+            operand_start,
+            text: std::marker::PhantomData,
+            parameters,
+            fusion_pairs: RefCell::new(HashMap::new()),
         };
         d.find_callers(m, s);
         d.lay_out_positions(a, s);

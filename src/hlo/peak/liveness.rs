@@ -124,7 +124,22 @@ pub(crate) fn in_place_pairs(
         "set-dimension-size" => vec![pair(0, vec![], vec![])],
         "ragged-all-to-all" => vec![pair(1, vec![], vec![])],
         "fusion" if depth < MAX_FUSION_DEPTH => {
-            let mut pairs = fusion_pairs(a, d, i, depth);
+            // Fusions of one computation have the same pairs: worked out once.
+            let fused = ins.called.iter().find(|c| c.attribute == "calls");
+            let key = fused
+                .and_then(|c| m.computation_index(c.computation))
+                .map(|c| (c, ins.shape.map(|s| s.0)));
+            let known = key.and_then(|k| d.fusion_pairs.borrow().get(&k).cloned());
+            let mut pairs = match known {
+                Some(p) => p,
+                None => {
+                    let p = fusion_pairs(a, d, i, depth);
+                    if let Some(k) = key {
+                        d.fusion_pairs.borrow_mut().insert(k, p.clone());
+                    }
+                    p
+                }
+            };
             pairs.extend(aliasing());
             pairs
         }
@@ -318,14 +333,7 @@ pub(crate) fn live_ranges(
 fn while_body_parameter(m: &Module<'_>, d: &Dataflow<'_>, w: u32) -> Option<u32> {
     let body = m.instructions[w as usize].called.iter().find(|c| c.attribute == "body")?;
     let c = m.computation_index(body.computation)?;
-    m.computations[c]
-        .instructions
-        .clone()
-        .find(|&i| {
-            m.instructions[i].opcode == "parameter" && m.instructions[i].parameter_number == Some(0)
-        })
-        .map(|i| i as u32)
-        .filter(|&i| d.base[i as usize] != NONE)
+    d.parameter(c, 0).filter(|&i| d.base[i as usize] != NONE)
 }
 
 /// `HloAliasAnalysis`'s buffers: each value's set representative.
@@ -346,14 +354,7 @@ fn buffers(
     if let Some(e) = m.entry {
         let root = d.roots[e];
         for p in aliases {
-            let parameter = m.computations[e]
-                .instructions
-                .clone()
-                .find(|&i| {
-                    m.instructions[i].opcode == "parameter"
-                        && m.instructions[i].parameter_number == Some(p.operand)
-                })
-                .map(|i| i as u32);
+            let parameter = d.parameter(e, p.operand);
             sets.union(value(root, &p.output), value(parameter, &p.operand_index));
         }
     }
@@ -374,13 +375,7 @@ fn buffers(
                 "while" => {
                     // Init, condition and body parameters, body root and result: one buffer.
                     let callees: Vec<usize> = sequential_callees(m, ins).collect();
-                    let parameter = |c: usize| {
-                        m.computations[c]
-                            .instructions
-                            .clone()
-                            .find(|&j| m.instructions[j].opcode == "parameter")
-                            .map(|j| j as u32)
-                    };
+                    let parameter = |c: usize| d.parameter(c, 0);
                     let mut others = vec![same(d.operand(m, i, 0))];
                     for &callee in &callees {
                         if matches!(
