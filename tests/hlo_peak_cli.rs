@@ -192,3 +192,14 @@ fn standard_input_and_usage_errors() {
     assert_eq!(status, 2);
     assert!(err.starts_with("xlayout: cannot read no/such/file:"), "{err}");
 }
+
+/// The README's example is what the command prints.
+#[test]
+fn the_readme_example_is_the_real_output() {
+    let readme = include_str!("../README.md");
+    let command = "$ xlayout hlo --peak --format table tests/data/hlo/jax_cpu/scan_cumsum\n";
+    let start = readme.find(command).expect("the README shows the table") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let r = peak(&["--format", "table", SCAN], b"");
+    assert_eq!(shown, r.stdout);
+}

@@ -139,3 +139,14 @@ fn several_reports_and_csv() {
         lines[3]
     );
 }
+
+/// The README's example is what the command prints.
+#[test]
+fn the_readme_example_is_the_real_output() {
+    let readme = include_str!("../README.md");
+    let command = "$ xlayout oom --format table tests/data/oom/vmem_untiled.txt\n";
+    let start = readme.find(command).expect("the README shows the table") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let r = xlayout(&["oom", "--format", "table", "tests/data/oom/vmem_untiled.txt"], b"");
+    assert_eq!(shown, r.stdout);
+}
