@@ -306,3 +306,44 @@ fn deep_and_wide_modules_are_linear() {
     assert_eq!((p.xla.step, p.xla.bytes), (2, 8 * n as u64 + 4 * n as u64 + 1));
     assert_eq!(p.xla.search_bytes, (n as u64 + 1) * 8 * n as u64 + 1);
 }
+
+/// Every real module cut short at many places, and with lines dropped: no panic, and what
+/// cannot be followed is named.
+#[test]
+fn damaged_real_modules_never_panic() {
+    let mut seed: u64 = 0x5eed;
+    let mut next = |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n.max(1)
+    };
+    for program in manifest() {
+        let name = program["name"].as_str().unwrap();
+        let text = read(name, "after_optimizations.txt");
+        let lines: Vec<&str> = text.lines().collect();
+        for _ in 0..4 {
+            let cut = next(text.len());
+            let cut = (0..=cut).rev().find(|&c| text.is_char_boundary(c)).unwrap();
+            let _ = peak_of(&text[..cut]);
+            let dropped = next(lines.len());
+            let without: String = lines
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != dropped)
+                .map(|(_, l)| format!("{l}\n"))
+                .collect();
+            let _ = peak_of(&without);
+        }
+    }
+}
+
+/// The TPU-style and asynchronous modules cut short at every byte: no panic.
+#[test]
+fn small_modules_cut_anywhere() {
+    for name in ["tpu_padded_step.txt", "async_copy.txt"] {
+        let text = data(name);
+        for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
+            let (_, p) = peak_of(&text[..cut]);
+            assert!(p.xla.step as usize <= p.sequence.len());
+        }
+    }
+}

@@ -343,3 +343,16 @@ fn hostile_text_is_ordinary_text() {
     assert_eq!(r.entries.len(), 2000);
     assert!(r.entries.iter().all(|e| e.recomputed.as_ref().is_some_and(|x| x.agrees.all())));
 }
+
+/// Every report cut short at every byte: no panic.
+#[test]
+fn reports_cut_anywhere_read() {
+    let dir = format!("{}/tests/data/oom", env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
+            let r = OomReport::parse(&text[..cut]);
+            assert!(r.entries.len() <= 5);
+        }
+    }
+}

@@ -14,6 +14,11 @@ use super::buffer::Analysis;
 use super::peak::tree::Tree;
 
 /// A line of a dump that could not be read.
+///
+/// ```
+/// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size x:\n");
+/// assert_eq!((b.problems[0].line, b.problems[0].message.as_str()), (1, "unreadable allocation line"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DumpProblem {
     /// Its line, from 1.
@@ -23,6 +28,12 @@ pub struct DumpProblem {
 }
 
 /// One value in an allocation: `<id name{index} (phi) @color> (size=N,offset=N): shape`.
+///
+/// ```
+/// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size 8:\n value: <7 w.0{1} (phi) @0> (size=8,offset=0): f32[2]{0}\n");
+/// let v = &b.allocations[0].values[0];
+/// assert_eq!((v.id, v.instruction.as_str(), v.shape_index.as_slice(), v.phi), (7, "w.0", &[1][..], true));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AssignedValue {
     /// The HloValue id.
@@ -42,6 +53,12 @@ pub struct AssignedValue {
 }
 
 /// One `allocation N: size S, ...:` block.
+///
+/// ```
+/// let b = xlayout::hlo::BufferAssignment::parse("allocation 2: size 64, maybe-live-out:\n value: <5 n @0> (size=40,offset=0): f32[10]{0}\n");
+/// let a = &b.allocations[0];
+/// assert_eq!((a.index, a.size, a.maybe_live_out, a.values[0].size), (2, 64, true, 40));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Allocation {
     /// N.
@@ -172,6 +189,11 @@ fn value(rest: &str) -> Option<AssignedValue> {
 }
 
 /// One `name{index}:start-end` line.
+///
+/// ```
+/// let d = xlayout::hlo::LiveRangeDump::parse("  BufferLiveRange:\n    t{0,1}:3-7\n");
+/// assert_eq!((d.ranges[0].shape_index.as_slice(), d.ranges[0].start, d.ranges[0].end), (&[0, 1][..], 3, 7));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DumpRange {
     /// The defining instruction.
@@ -185,6 +207,11 @@ pub struct DumpRange {
 }
 
 /// One line of `Live ranges at N (peak):`.
+///
+/// ```
+/// let d = xlayout::hlo::LiveRangeDump::parse("  Live ranges at 4 (peak):\n    a{}: 8 bytes (cumulative: 8 bytes)\n");
+/// assert_eq!((d.live[0].instruction.as_str(), d.live[0].bytes, d.live[0].cumulative_bytes), ("a", 8, 8));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DumpLive {
     /// The defining instruction.
@@ -316,6 +343,14 @@ fn live(t: &str) -> Option<DumpLive> {
 }
 
 /// A value whose size in XLA's buffer assignment differs from this crate's.
+///
+/// ```
+/// use xlayout::hlo::{size_differences, Analysis, BufferAssignment, Module};
+/// let m = Module::parse("ENTRY %e {\n  ROOT %n = f32[10]{0} parameter(0)\n}\n");
+/// let b = BufferAssignment::parse("allocation 2: size 64:\n value: <5 gone @0> (size=40,offset=0): f32[10]{0}\n");
+/// let d = size_differences(&b, &Analysis::new(&m));
+/// assert_eq!((d[0].allocation, d[0].module_instruction, d[0].array_bytes), (2, None, None)); // no `gone` here
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SizeDifference {
     /// The allocation holding it.

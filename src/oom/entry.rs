@@ -63,6 +63,12 @@ impl Printed {
 
 /// Whether each printed number of an entry is what its shape gives, after the report's
 /// rounding (`None`: not printed).
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("1. Size: 4.0K\n   Shape: f32[8,100]{1,0:T(8,128)}\n   Unpadded size: 4.0K\n");
+/// let a = r.entries[0].recomputed.as_ref().unwrap().agrees;
+/// assert_eq!((a.size, a.unpadded, a.padding, a.all()), (Some(true), Some(false), None, false)); // 3200 bytes is 3.1K
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Agreement {
     /// `Size:`.
@@ -77,12 +83,22 @@ pub struct Agreement {
 
 impl Agreement {
     /// Every printed number agrees.
+    ///
+    /// ```
+    /// assert!(xlayout::oom::Agreement::default().all()); // nothing printed, nothing wrong
+    /// ```
     pub fn all(&self) -> bool {
         [self.size, self.unpadded, self.padding, self.expansion].iter().all(|a| *a != Some(false))
     }
 }
 
 /// An entry's numbers recomputed from its shape.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("  1. Size: 32.00G\n     Shape: s32[8388608,8,4]{2,1,0:T(8,128)}\n     Unpadded size: 1.00G\n     Extra memory due to padding: 31.00G (32.0x expansion)\n     XLA label: %copy.4 = s32[8388608,8,4]{2,1,0:T(8,128)} copy(%x)\n");
+/// let x = r.entries[0].recomputed.as_ref().unwrap();
+/// assert_eq!((x.expansion.as_deref(), x.expansion_one_decimal.as_deref(), x.inferred_tiling.as_deref()), (Some("32.0"), Some("32.0"), None));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Recomputed {
     /// The shape the numbers are of: the printed one, or with the inferred tiling.
@@ -108,6 +124,12 @@ pub struct Recomputed {
 }
 
 /// The texts a report would print for the recomputed numbers.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("  1. Size: 32.00G\n     Shape: s32[8388608,8,4]{2,1,0:T(8,128)}\n     Unpadded size: 1.00G\n     Extra memory due to padding: 31.00G (32.0x expansion)\n     XLA label: %copy.4 = s32[8388608,8,4]{2,1,0:T(8,128)} copy(%x)\n");
+/// let e = &r.entries[0].recomputed.as_ref().unwrap().expected;
+/// assert_eq!((e.size.as_str(), e.unpadded.as_str(), e.padding.as_str()), ("32.00G", "1.00G", "31.00G"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Expected {
     /// For `Size:`.
@@ -119,6 +141,13 @@ pub struct Expected {
 }
 
 /// One entry of a report.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("  1. Size: 32.00G\n     Shape: s32[8388608,8,4]{2,1,0:T(8,128)}\n     Unpadded size: 1.00G\n     Extra memory due to padding: 31.00G (32.0x expansion)\n     XLA label: %copy.4 = s32[8388608,8,4]{2,1,0:T(8,128)} copy(%x)\n");
+/// let e = &r.entries[0];
+/// assert_eq!((e.number, e.instruction.as_deref(), e.opcode.as_deref()), (1, Some("copy.4"), Some("copy")));
+/// assert_eq!(e.printed_expansion.as_deref(), Some("32.0"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Entry {
     /// The number the report gives it (`N. Size:`, `Buffer N:`).

@@ -9,6 +9,14 @@ use super::report::OomReport;
 use crate::hlo::Module;
 
 /// What the module says about an entry's instruction.
+///
+/// ```
+/// use xlayout::hlo::Module;
+/// use xlayout::oom::{join, OomReport};
+/// let m = Module::parse("%f.1 = f32[8]{0} negate(%x)\n");
+/// let j = join(&OomReport::parse("1. Size: 32B\n   XLA label: f.1 = negate(x)\n"), &m);
+/// assert_eq!(j[0].as_ref().map(|j| (j.opcode, j.shape)), Some(("negate", "f32[8]{0}")));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Joined<'m> {
     /// The instruction (an index into the module's instructions).

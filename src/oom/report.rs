@@ -9,6 +9,12 @@ use super::lines::message_lines;
 use crate::hlo::{Sizes, MODULE_CANDIDATE_BUDGET};
 
 /// Which compiler wrote the report.
+///
+/// ```
+/// use xlayout::oom::{Kind, OomReport};
+/// assert_eq!(OomReport::parse("BufferAssignment OOM Debugging.\n").kind, Kind::Gpu);
+/// assert_eq!(OomReport::parse("").kind, Kind::Unknown);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -23,6 +29,11 @@ pub enum Kind {
 }
 
 /// A named size of a breakdown (`reserved 530.00M`, `HLO temp 36.15G (...)`).
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("Total hbm usage >= 1.00G:\n    reserved   530.00M\n");
+/// assert_eq!((r.usage[0].name.as_str(), r.usage[0].size.text.as_str()), ("reserved", "530.00M"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Part {
     /// `reserved`, `program`, `arguments`, `global`, `scoped`, `HLO temp`, `parameter
@@ -36,6 +47,12 @@ pub struct Part {
 
 /// `HLO temp 36.15G (60.9% utilization: Unpadded (9.40G) Padded (15.44G), 0.0%
 /// fragmentation (5.52M))`, or the older form without `Unpadded (...) Padded (...)`.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("Program hbm requirement 15.45G:\n    HLO temp 15.45G (60.9% utilization: Unpadded (9.40G) Padded (15.44G), 0.0% fragmentation (5.52M))\n");
+/// let h = r.hlo_temp.unwrap();
+/// assert_eq!((h.utilization_recomputed.as_deref(), h.utilization_agrees), (Some("60.9"), Some(true)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HloTemp {
     /// The size.
@@ -57,6 +74,11 @@ pub struct HloTemp {
 }
 
 /// A line that could not be read.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("1. Size: lots\n");
+/// assert_eq!((r.problems[0].line, r.problems[0].entry), (1, Some(1)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// The line, from 1.
@@ -68,6 +90,12 @@ pub struct Problem {
 }
 
 /// The listed entries added up.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("1. Size: 512B\n   Shape: f32[10]{0:T(128)}\n");
+/// let t = &r.totals;
+/// assert_eq!((t.sizes.array_bytes, t.padding_percent.as_deref(), t.utilization_percent.as_deref()), (512, Some("92.2"), Some("7.8")));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
     /// Entries read.
@@ -86,6 +114,11 @@ pub struct Totals {
 }
 
 /// An out-of-memory report, read.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("E1000: Ran out of memory in memory space vmem. Used 17.13M of 16.00M vmem.\n");
+/// assert_eq!((r.error_code.as_deref(), r.memory_space.as_deref(), r.capacity.unwrap().bytes), (Some("E1000"), Some("vmem"), Some(16 << 20)));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct OomReport {
     /// Which compiler wrote it.

@@ -95,9 +95,11 @@ pub(crate) struct Dataflow<'t> {
 }
 
 impl<'t> Dataflow<'t> {
-    /// The tree of instruction `i` (which must be in a flattened computation).
+    /// The tree of instruction `i`; the tree of no size for an instruction outside the
+    /// flattened computations.
     pub fn tree(&self, i: u32) -> &Tree {
-        &self.trees[self.tree_of[i as usize] as usize]
+        let t = self.tree_of.get(i as usize).copied().unwrap_or(NONE);
+        self.trees.get(t as usize).unwrap_or(&self.trees[0])
     }
 
     /// The position of node `node` of instruction `i`.
@@ -105,9 +107,14 @@ impl<'t> Dataflow<'t> {
         self.base[i as usize] + node
     }
 
-    /// The value at node `node` of instruction `i`, if followed.
+    /// The value at node `node` of instruction `i`, if followed (none outside the
+    /// flattened computations).
     pub fn value(&self, i: u32, node: u32) -> Option<u32> {
-        let v = *self.value_at.get(self.position(i, node) as usize)?;
+        let base = *self.base.get(i as usize)?;
+        if base == NONE || node >= self.tree(i).len() {
+            return None;
+        }
+        let v = *self.value_at.get((base + node) as usize)?;
         (v != NONE).then_some(v)
     }
 

@@ -10,6 +10,14 @@ use super::dataflow::{attribute, Caller, Dataflow, NONE};
 use super::schedule::{sequential_callees, Schedule, NO_STEP};
 
 /// A value's first and last step, both included.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, LiveRange, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let peak = Peak::new(&Analysis::new(&m));
+/// // The entry parameter lives to the end (step 2 = the number of steps).
+/// assert_eq!(peak.values[0].range, LiveRange { start: 0, end: 2 });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LiveRange {
     /// The step it is defined at (a parameter: its computation's first step).

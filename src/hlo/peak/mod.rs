@@ -107,6 +107,13 @@ impl Rule {
 
 /// Where a rule is not modelled: the rule, how many instructions need it, and the first
 /// few of them.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak, Rule};
+/// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+/// let n = &Peak::new(&Analysis::new(&m)).not_modelled[0];
+/// assert_eq!((n.rule, n.count, n.instructions.len()), (Rule::NotScheduled, 1, 0));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NotModelled {
     /// The rule.
@@ -138,6 +145,15 @@ impl NotModelled {
 }
 
 /// One value with a live range.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let peak = Peak::new(&Analysis::new(&m));
+/// let n = &peak.values[1];
+/// assert_eq!((m.instructions[n.instruction].name, n.range.start, n.range.end), ("n", 1, 2));
+/// assert_eq!((n.sizes.unwrap().bytes, n.sizes.unwrap().array_bytes, n.weight), (40, 64, Some(40)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PeakValue {
     /// Its defining instruction (an index into the module's instructions).
@@ -156,6 +172,13 @@ pub struct PeakValue {
 }
 
 /// A largest total and where it is.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let mark = Peak::new(&Analysis::new(&m)).high_water.array_bytes;
+/// assert_eq!((mark.step, mark.instruction, mark.total), (1, Some(1), 128));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Mark {
     /// The first step with it.
@@ -167,6 +190,13 @@ pub struct Mark {
 }
 
 /// XLA's peak, as `HloLiveRange::ToString` prints it.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let x = Peak::new(&Analysis::new(&m)).xla;
+/// assert_eq!((x.step, x.live.len(), x.bytes, x.array_bytes, x.logical_bytes), (1, 2, 80, 128, 80));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct XlaPeak {
     /// `ComputePeakMemoryMoment`: the step of `Live ranges at N (peak)`.
@@ -188,6 +218,13 @@ pub struct XlaPeak {
 }
 
 /// The largest live totals over all steps (`start <= step <= end`, own sizes).
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let h = Peak::new(&Analysis::new(&m)).high_water;
+/// assert_eq!((h.bytes.total, h.array_bytes.total, h.logical_bytes.total), (80, 128, 80));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HighWater {
     /// By `ByteSizeOf` (XLA's sizes).
@@ -201,6 +238,13 @@ pub struct HighWater {
 /// The range a high-water mark lies in when a rule is not modelled: `lower` counts what
 /// the model follows (no size as 0), `upper` also keeps every uncertain value live from
 /// its start to the end (`None`: unbounded, a value has no size).
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Bound, Module, Peak};
+/// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+/// let b = Peak::new(&Analysis::new(&m)).bounds.unwrap();
+/// assert_eq!(b.bytes, Bound { lower: 8, upper: Some(8) });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Bound {
     /// At least this.
@@ -210,6 +254,13 @@ pub struct Bound {
 }
 
 /// [`Bound`]s of the three high-water marks.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0:T(4)} parameter(0)\n}\n");
+/// let b = Peak::new(&Analysis::new(&m)).bounds.unwrap();
+/// assert_eq!((b.bytes.lower, b.array_bytes.lower, b.logical_bytes.upper), (8, 16, Some(8)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Bounds {
     /// Of [`HighWater::bytes`].
@@ -221,6 +272,13 @@ pub struct Bounds {
 }
 
 /// The live ranges of a module's values and its peak. See the [module docs](self).
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let peak = Peak::new(&Analysis::new(&m));
+/// assert_eq!((peak.sequence.len(), peak.values.len(), peak.exact()), (2, 2, true));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Peak {
     /// The instruction at each step of the flattened sequence.

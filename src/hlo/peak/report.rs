@@ -9,6 +9,14 @@ use super::{Bounds, Mark, NodeSizes, Peak, Rule};
 use crate::Shape;
 
 /// One value as a report row.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let rows = Peak::new(&Analysis::new(&m)).live_rows(&m, 20);
+/// assert_eq!((rows[0].instruction, rows[0].opcode, rows[0].start, rows[0].end), ("n", "negate", 1, 2));
+/// assert_eq!((rows[1].instruction, rows[1].cumulative_bytes), ("p", 80));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PeakRow<'a> {
     /// Its defining instruction.
@@ -40,6 +48,13 @@ pub struct PeakRow<'a> {
 }
 
 /// A high-water mark with the instruction named.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// assert_eq!((s.high_water.bytes.step, s.high_water.bytes.instruction, s.high_water.bytes.total), (1, Some("n"), 80));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MarkRow<'a> {
     /// The first step with it.
@@ -51,6 +66,13 @@ pub struct MarkRow<'a> {
 }
 
 /// The three high-water marks, named.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// assert_eq!((s.high_water.array_bytes.total, s.high_water.logical_bytes.total), (128, 80));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HighWaterRows<'a> {
     /// By `ByteSizeOf`.
@@ -62,6 +84,13 @@ pub struct HighWaterRows<'a> {
 }
 
 /// A rule not modelled, named.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak, Rule};
+/// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// assert_eq!((s.not_modelled[0].rule, s.not_modelled[0].count), (Rule::NotScheduled, 1));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NotModelledRow<'a> {
     /// The rule.
@@ -76,6 +105,13 @@ pub struct NotModelledRow<'a> {
 
 /// The peak of one module, with names: the object `xlayout hlo --peak --format json`
 /// prints per file (its keys are a contract, see [`REPORT_VERSION`](crate::hlo::REPORT_VERSION)).
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 1);
+/// assert_eq!((s.peak_bytes, s.peak_array_bytes, s.live.len(), s.live_count), (80, 128, 1, 2));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PeakSummary<'a> {
     /// Steps in the flattened sequence (`HloLiveRange (max N)`).

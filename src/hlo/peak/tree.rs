@@ -6,6 +6,13 @@ use crate::Shape;
 use super::super::buffer::{LeafKind, ShapeFacts};
 
 /// The bytes of one subshape.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, NodeSizes, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %p = pred[100]{0:T(128)E(32)} parameter(0)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).values[0].sizes.unwrap();
+/// assert_eq!(s, NodeSizes { bytes: 400, array_bytes: 512, logical_bytes: 100 });
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NodeSizes {
     /// `ShapeUtil::ByteSizeOf(shape, 8)`: what XLA's live range sizes a value by (an
