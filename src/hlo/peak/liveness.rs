@@ -18,7 +18,7 @@ use super::schedule::{sequential_callees, Schedule, NO_STEP};
 /// // The entry parameter lives to the end (step 2 = the number of steps).
 /// assert_eq!(peak.values[0].range, LiveRange { start: 0, end: 2 });
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LiveRange {
     /// The step it is defined at (a parameter: its computation's first step).
     pub start: u32,

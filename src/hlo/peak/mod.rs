@@ -154,7 +154,7 @@ impl NotModelled {
 /// assert_eq!((m.instructions[n.instruction].name, n.range.start, n.range.end), ("n", 1, 2));
 /// assert_eq!((n.sizes.unwrap().bytes, n.sizes.unwrap().array_bytes, n.weight), (40, 64, Some(40)));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PeakValue {
     /// Its defining instruction (an index into the module's instructions).
     pub instruction: usize,
@@ -197,7 +197,7 @@ pub struct Mark {
 /// let x = Peak::new(&Analysis::new(&m)).xla;
 /// assert_eq!((x.step, x.live.len(), x.bytes, x.array_bytes, x.logical_bytes), (1, 2, 80, 128, 80));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct XlaPeak {
     /// `ComputePeakMemoryMoment`: the step of `Live ranges at N (peak)`.
     pub step: u32,
@@ -279,7 +279,7 @@ pub struct Bounds {
 /// let peak = Peak::new(&Analysis::new(&m));
 /// assert_eq!((peak.sequence.len(), peak.values.len(), peak.exact()), (2, 2, true));
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Peak {
     /// The instruction at each step of the flattened sequence.
     pub sequence: Vec<usize>,

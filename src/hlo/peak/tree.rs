@@ -13,7 +13,7 @@ use super::super::buffer::{LeafKind, ShapeFacts};
 /// let s = Peak::new(&Analysis::new(&m)).values[0].sizes.unwrap();
 /// assert_eq!(s, NodeSizes { bytes: 400, array_bytes: 512, logical_bytes: 100 });
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct NodeSizes {
     /// `ShapeUtil::ByteSizeOf(shape, 8)`: what XLA's live range sizes a value by (an
     /// array's elements with `E(n)` packing and no tiles; a tuple's index table, 8 bytes per
