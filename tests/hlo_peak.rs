@@ -229,6 +229,13 @@ fn modules_the_model_cannot_follow_say_why() {
     assert_eq!(p.not_modelled.iter().map(|n| n.rule).collect::<Vec<_>>(), [Rule::NotScheduled]);
     assert_eq!((p.xla.step, p.xla.bytes), (1, 32));
     assert_eq!(p.bounds.unwrap().bytes, Bound { lower: 32, upper: Some(32) });
+    // Without a schedule any order is possible: at most every value at once (5 x 1 KiB);
+    // at least the parameter (live throughout) and, at c's step in any order, c and both
+    // its operands: 4 KiB. The text order's own mark, 4 KiB at step 3, lies between.
+    let text = "HloModule m\n\nENTRY %e {\n  %p = f32[256]{0} parameter(0)\n  %a = f32[256]{0} negate(%p)\n  %b = f32[256]{0} exponential(%p)\n  %c = f32[256]{0} add(%a, %b)\n  ROOT %r = f32[256]{0} negate(%c)\n}\n";
+    let (_, p) = peak_of(text);
+    assert_eq!((p.high_water.bytes.step, p.high_water.bytes.total), (3, 4096));
+    assert_eq!(p.bounds.unwrap().bytes, Bound { lower: 4096, upper: Some(5120) });
     // No ENTRY: nothing to flatten.
     let (_, p) = peak_of("%f {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n");
     assert_eq!(p.not_modelled[0].rule, Rule::NoEntry);

@@ -44,6 +44,7 @@
 //! assert!(peak.not_modelled.is_empty());
 //! ```
 
+mod bounds;
 mod dataflow;
 mod liveness;
 mod phi;
@@ -235,9 +236,12 @@ pub struct HighWater {
     pub logical_bytes: Mark,
 }
 
-/// The range a high-water mark lies in when a rule is not modelled: `lower` counts what
-/// the model follows (no size as 0), `upper` also keeps every uncertain value live from
-/// its start to the end (`None`: unbounded, a value has no size).
+/// The range a high-water mark lies in when a rule is not modelled. With the module's
+/// schedule, `lower` counts what the model follows (no size as 0) and `upper` also keeps
+/// every uncertain value live from its start to the end; without one (not
+/// `is_scheduled=true`), they hold for any order: every value at once, and what is live
+/// together at one instruction's step in every order. `upper` is `None` (unbounded) when a
+/// value has no size.
 ///
 /// ```
 /// use xlayout::hlo::{Analysis, Bound, Module, Peak};
@@ -362,75 +366,8 @@ impl Peak {
             logical_bytes: mark(&logical),
         };
         let bounds = (!notes.is_empty()).then(|| {
-            // Uncertain values: those of instructions whose dataflow was not followed,
-            // and of their operands; they may live to the end.
-            let mut uncertain = vec![false; values.len()];
-            for &i in &d.unsure {
-                let mut mark_all = |j: u32| {
-                    for k in 0..d.tree(j).len() {
-                        if let Some(v) = d.value(j, k) {
-                            if value_of[v as usize] != NONE {
-                                uncertain[value_of[v as usize] as usize] = true;
-                            }
-                        }
-                    }
-                };
-                mark_all(i);
-                for slot in 0..m.instructions[i as usize].operands.len() {
-                    if let Some(o) = d.operand(m, i, slot).filter(|&o| d.base[o as usize] != NONE) {
-                        mark_all(o);
-                    }
-                }
-            }
-            let unsized_value = values.iter().any(|v| v.sizes.is_none());
-            // The values of computations run asynchronously are not placed in time: all of
-            // them may be live at any step.
-            let mut extra = NodeSizes::default();
-            let mut seen = vec![false; m.computations.len()];
-            for &i in &s.async_callers {
-                for c in &m.instructions[i as usize].called {
-                    let Some(c) = m.computation_index(c.computation) else { continue };
-                    if s.span[c].is_some() || std::mem::replace(&mut seen[c], true) {
-                        continue;
-                    }
-                    for j in m.computations[c].instructions.clone() {
-                        if let Some(f) = a.facts(j) {
-                            let t = f.total;
-                            let bytes = t.logical_bytes.saturating_add(t.widening_bytes);
-                            extra = extra.plus(NodeSizes {
-                                bytes,
-                                array_bytes: t.array_bytes,
-                                logical_bytes: t.logical_bytes,
-                            });
-                        }
-                    }
-                }
-            }
-            let upper = |f: fn(&NodeSizes) -> u64| -> Option<u64> {
-                if unsized_value {
-                    return None;
-                }
-                let longest: Vec<(LiveRange, u64)> = values
-                    .iter()
-                    .zip(&uncertain)
-                    .map(|(v, &u)| {
-                        let end = if u { steps } else { v.range.end };
-                        (LiveRange { start: v.range.start, end }, v.sizes.as_ref().map_or(0, f))
-                    })
-                    .collect();
-                Some(clamp(sweep::high_water(&longest, steps).1).saturating_add(f(&extra)))
-            };
-            Bounds {
-                bytes: Bound { lower: high_water.bytes.total, upper: upper(|s| s.bytes) },
-                array_bytes: Bound {
-                    lower: high_water.array_bytes.total,
-                    upper: upper(|s| s.array_bytes),
-                },
-                logical_bytes: Bound {
-                    lower: high_water.logical_bytes.total,
-                    upper: upper(|s| s.logical_bytes),
-                },
-            }
+            let not_scheduled = notes.iter().any(|n| n.rule == Rule::NotScheduled);
+            bounds::bounds(a, &s, &d, &values, &value_of, &high_water, not_scheduled)
         });
         notes.sort_by_key(|n| n.rule);
         Peak {

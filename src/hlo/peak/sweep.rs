@@ -9,23 +9,23 @@ use super::liveness::LiveRange;
 /// is the first `t` whose sum is the largest (0 when every sum is 0). `weight` is each
 /// value's size (XLA: its defining instruction's whole shape). Also returns that sum.
 pub(crate) fn peak_moment(ranges: &[(LiveRange, u64)], steps: u32) -> (u32, u128) {
-    let mut delta = vec![0i128; steps as usize + 3];
-    for &(r, w) in ranges {
-        delta[r.start as usize] += i128::from(w);
-        delta[r.end as usize + 2] -= i128::from(w);
-    }
-    first_maximum(&delta)
+    first_maximum(&deltas(ranges, steps, 2))
 }
 
 /// The largest sum over steps of the values live at a step (`start <= t <= end`), and the
 /// first step with it.
 pub(crate) fn high_water(ranges: &[(LiveRange, u64)], steps: u32) -> (u32, u128) {
+    first_maximum(&deltas(ranges, steps, 1))
+}
+
+/// Each value's weight added at its start and taken off `after` steps past its end.
+fn deltas(ranges: &[(LiveRange, u64)], steps: u32, after: usize) -> Vec<i128> {
     let mut delta = vec![0i128; steps as usize + 3];
     for &(r, w) in ranges {
         delta[r.start as usize] += i128::from(w);
-        delta[r.end as usize + 1] -= i128::from(w);
+        delta[r.end as usize + after] -= i128::from(w);
     }
-    first_maximum(&delta)
+    delta
 }
 
 /// The first index of the largest prefix sum (strictly above 0; else index 0, sum 0).
