@@ -20,7 +20,6 @@
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -28,6 +27,9 @@ use xlayout::hlo::{decode, Analysis, Module, Report, ReportOptions};
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/process.rs"]
+mod process;
+use process::{cpu_per_run, wc_l};
 
 const GROUP: &str = "hlo 100 MB dump";
 
@@ -119,12 +121,6 @@ fn analyse(path: &Path) -> (usize, u64) {
     (module.instructions.len(), report.totals.owned.sizes.array_bytes)
 }
 
-fn wc_l(path: &Path) -> usize {
-    let out = Command::new("wc").arg("-l").arg(path).output().expect("`wc` runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.split_whitespace().next().and_then(|n| n.parse().ok()).expect("`wc -l` prints a count")
-}
-
 fn bench(c: &mut Criterion) {
     let path = dump_path();
     if std::fs::metadata(&path).map(|m| m.len() as usize).ok() < Some(target_bytes()) {
@@ -160,44 +156,8 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// CPU time used so far by this process and by its waited-for children, in seconds
-/// (`/proc/self/stat`: utime, stime, cutime, cstime), for a figure the other processes on a
-/// shared machine do not inflate. `None` where there is no such file.
-fn cpu_seconds() -> Option<(f64, f64)> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may hold blanks).
-    let fields: Vec<u64> = stat[stat.rfind(')')? + 2..]
-        .split(' ')
-        .skip(11)
-        .take(4)
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    let tick = Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().ok())
-        .unwrap_or(100.0);
-    match fields[..] {
-        [u, s, cu, cs] => Some(((u + s) as f64 / tick, (cu + cs) as f64 / tick)),
-        _ => None,
-    }
-}
-
-/// CPU seconds per run of `f`, over `runs` runs (own time, or children's).
-fn cpu_per_run(runs: u32, children: bool, mut f: impl FnMut()) -> Option<f64> {
-    let before = cpu_seconds()?;
-    for _ in 0..runs {
-        f();
-    }
-    let after = cpu_seconds()?;
-    let used = if children { after.1 - before.1 } else { after.0 - before.0 };
-    Some(used / f64::from(runs))
-}
-
 fn summary(_: &mut Criterion) {
     let path = dump_path();
-    let wc = common::median_ns(GROUP, "wc -l");
     let cpu_wc = cpu_per_run(50, true, || {
         black_box(wc_l(&path));
     });
@@ -210,18 +170,11 @@ fn summary(_: &mut Criterion) {
         let (text, _) = decode(&bytes);
         black_box(Module::parse(&text).instructions.len());
     });
-    println!();
-    println!("| measurement | wall, median | ratio to `wc -l` | CPU per run | ratio to `wc -l` |");
-    println!("| --- | ---: | ---: | ---: | ---: |");
-    for (name, cpu) in [("wc -l", cpu_wc), ("analyse", cpu_analyse), ("parse", cpu_parse)] {
-        let (Some(t), Some(wc)) = (common::median_ns(GROUP, name), wc) else { continue };
-        let (cpu, ratio) = match (cpu, cpu_wc) {
-            (Some(c), Some(w)) if w > 0.0 => (format!("{c:.3} s"), format!("{:.0}", c / w)),
-            (Some(c), _) => (format!("{c:.3} s"), String::from("-")),
-            _ => (String::from("-"), String::from("-")),
-        };
-        println!("| {name} | {:.3} s | {:.0} | {cpu} | {ratio} |", t / 1e9, t / wc);
-    }
+    process::ratio_table(
+        GROUP,
+        &[("wc -l", cpu_wc), ("analyse", cpu_analyse), ("parse", cpu_parse)],
+        cpu_wc,
+    );
 }
 
 criterion_group!(benches, bench, summary);

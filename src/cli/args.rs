@@ -72,6 +72,19 @@ pub enum Command {
     /// when --max-expansion or --budget is exceeded.
     #[command(verbatim_doc_comment)]
     Hlo(Hlo),
+    /// Out-of-memory reports explained, entry by entry
+    ///
+    /// Reads XLA's out-of-memory reports as pasted (TPU `Ran out of memory in
+    /// memory space ...` with `Largest program allocations`, XLA:GPU's
+    /// `BufferAssignment OOM Debugging ... Peak buffers`; log prefixes and
+    /// Windows line ends are fine) and recomputes each entry from its shape:
+    /// exact bytes, whether the printed sizes agree after the report's rounding,
+    /// the true expansion, which dimension pads, the layout that would pad least,
+    /// and for a shape printed without tiles the TPU default tiling that gives
+    /// the printed size (marked inferred). An entry it cannot read is reported
+    /// on standard error with its number and left out; exit status 1 then.
+    #[command(verbatim_doc_comment)]
+    Oom(Oom),
 }
 
 /// The SHAPE argument's help, the same for every command that takes one.
@@ -211,6 +224,39 @@ pub struct Hlo {
     /// module) to PAGE; `-` writes the page to standard output instead of --format
     #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
     pub html: Option<PathBuf>,
+    /// Instead of the buffer report: the live range of every value of a scheduled module
+    /// and its peak, by XLA's rules (HloLiveRange): XLA's peak step and bytes, the values
+    /// live there largest first with a cumulative column (--top of them), and the largest
+    /// live total over all steps with padding and without. With XLA's buffer assignment
+    /// and live ranges beside the module (`*-buffer-assignment.txt`, `*-live-range.txt`),
+    /// XLA's own peak and every value XLA sizes differently are shown too
+    #[arg(long, conflicts_with = "html", verbatim_doc_comment)]
+    pub peak: bool,
+    /// XLA's buffer assignment to compare with, instead of the one beside the module
+    /// (implies --peak; one module file only)
+    #[arg(long, value_name = "FILE", conflicts_with = "html", verbatim_doc_comment)]
+    pub buffer_assignment: Option<PathBuf>,
+}
+
+/// The arguments of `oom`.
+#[derive(Debug, Args)]
+pub struct Oom {
+    /// Report text as pasted: files, `-` for standard input
+    #[arg(value_name = "REPORT|-", default_value = "-")]
+    pub inputs: Vec<PathBuf>,
+    /// The HLO module the report is about (a dump's module text): each entry's label
+    /// joined to its instruction (full shape, op_name, source line)
+    #[arg(long, value_name = "DUMP", verbatim_doc_comment)]
+    pub hlo: Option<PathBuf>,
+    /// Sizes in the table: as the report prints them (`4.00G`), exact byte counts, or
+    /// `4.00GiB`
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
+    #[arg(verbatim_doc_comment)]
+    pub bytes: Units,
+    /// The output: an aligned table for people (the default on a terminal), or for
+    /// scripts one row per entry (tsv, the default otherwise; csv) or everything (json)
+    #[arg(long, value_enum, value_name = "FORMAT", verbatim_doc_comment)]
+    pub format: Option<Format>,
 }
 
 /// `--by`.

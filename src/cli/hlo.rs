@@ -45,6 +45,9 @@ fn columns(groups: bool) -> Vec<&'static str> {
 
 impl Hlo {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        if self.peak || self.buffer_assignment.is_some() {
+            return super::peak::run(self, stdin, out);
+        }
         let mut page = self.html.as_ref().map(|_| draw::HtmlPage::default());
         let status = if self.html.as_deref() == Some(Path::new("-")) {
             // The page is the output: what --format would write goes nowhere.
@@ -66,13 +69,7 @@ impl Hlo {
         out: &mut Out<'_>,
         page: &mut Option<draw::HtmlPage>,
     ) -> Result<Status, Failure> {
-        let format = self.format.unwrap_or_else(|| {
-            if std::io::stdout().is_terminal() {
-                Format::Table
-            } else {
-                Format::Tsv
-            }
-        });
+        let format = self.format();
         let options = ReportOptions {
             top: self.top,
             min_bytes: self.min_bytes,
@@ -83,29 +80,7 @@ impl Hlo {
             }),
             op_depth: self.op_depth,
         };
-        let stage = match self.stage {
-            super::args::Stage::After => Stage::After,
-            super::args::Stage::Before => Stage::Before,
-            super::args::Stage::All => Stage::All,
-        };
-        let mut status = 0;
-        let mut files: Vec<PathBuf> = Vec::new();
-        for input in &self.inputs {
-            if input.is_dir() {
-                let found = io::list_dir(input, |d| module_files(d, stage))?;
-                if found.is_empty() {
-                    status = 1;
-                    warn(format_args!(
-                        "{}: no module text of stage {} here (see --stage)",
-                        input.display(),
-                        format!("{:?}", self.stage).to_lowercase()
-                    ));
-                }
-                files.extend(found);
-            } else {
-                files.push(input.clone());
-            }
-        }
+        let (files, mut status) = self.files()?;
 
         match format {
             Format::Tsv => out.line(format_args!("{}", self.header().join("\t")))?,
@@ -160,6 +135,40 @@ impl Hlo {
             _ => {}
         }
         Ok(status)
+    }
+
+    /// `--format`, or a table on a terminal and TSV otherwise.
+    pub(super) fn format(&self) -> Format {
+        chosen_format(self.format)
+    }
+
+    /// The files to read: the arguments, with each directory replaced by the module text
+    /// of `--stage` in it; status 1 for a directory without any.
+    pub(super) fn files(&self) -> Result<(Vec<PathBuf>, Status), Failure> {
+        let stage = match self.stage {
+            super::args::Stage::After => Stage::After,
+            super::args::Stage::Before => Stage::Before,
+            super::args::Stage::All => Stage::All,
+        };
+        let mut status = 0;
+        let mut files: Vec<PathBuf> = Vec::new();
+        for input in &self.inputs {
+            if input.is_dir() {
+                let found = io::list_dir(input, |d| module_files(d, stage))?;
+                if found.is_empty() {
+                    status = 1;
+                    warn(format_args!(
+                        "{}: no module text of stage {} here (see --stage)",
+                        input.display(),
+                        format!("{:?}", self.stage).to_lowercase()
+                    ));
+                }
+                files.extend(found);
+            } else {
+                files.push(input.clone());
+            }
+        }
+        Ok((files, status))
     }
 
     fn header(&self) -> Vec<&'static str> {
@@ -410,17 +419,35 @@ impl Hlo {
         aligned(&rows, "  ")
     }
 
-    fn size(&self, n: u64) -> String {
-        match self.bytes {
-            Units::Oom => units::oom_bytes(n),
-            Units::Exact => n.to_string(),
-            Units::Iec => units::iec_bytes(n),
-        }
+    pub(super) fn size(&self, n: u64) -> String {
+        human(self.bytes, n)
     }
 }
 
+/// A byte count in the `--bytes` units.
+pub(super) fn human(unit: Units, n: u64) -> String {
+    match unit {
+        Units::Oom => units::oom_bytes(n),
+        Units::Exact => n.to_string(),
+        Units::Iec => units::iec_bytes(n),
+    }
+}
+
+/// `--format` as given, or a table on a terminal and TSV otherwise.
+pub(super) fn chosen_format(format: Option<Format>) -> Format {
+    format.unwrap_or_else(
+        || {
+            if std::io::stdout().is_terminal() {
+                Format::Table
+            } else {
+                Format::Tsv
+            }
+        },
+    )
+}
+
 /// `1 line`, `2 lines`.
-fn count(n: usize, what: &str) -> String {
+pub(super) fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
@@ -432,7 +459,7 @@ fn by_name(by: GroupBy) -> &'static str {
     }
 }
 
-fn or_dash(s: String) -> String {
+pub(super) fn or_dash(s: String) -> String {
     if s.is_empty() {
         String::from("-")
     } else {
@@ -481,7 +508,7 @@ fn row_fields(file: &str, r: &Row<'_>) -> Vec<String> {
 
 /// A field for TSV: tabs, line ends and backslashes escaped, so that every row is one
 /// line of tab-separated fields.
-fn tsv_escape(field: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn tsv_escape(field: &str) -> std::borrow::Cow<'_, str> {
     if !field.contains(['\t', '\n', '\r', '\\']) {
         return std::borrow::Cow::Borrowed(field);
     }
@@ -490,8 +517,18 @@ fn tsv_escape(field: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(escaped)
 }
 
+/// One row of script output: a CSV record, or TSV fields escaped and joined, with its
+/// line end.
+pub(super) fn record<S: AsRef<str>>(format: Format, fields: &[S]) -> String {
+    if format == Format::Csv {
+        return csv_line(fields);
+    }
+    let escaped: Vec<_> = fields.iter().map(|f| tsv_escape(f.as_ref())).collect();
+    escaped.join("\t") + "\n"
+}
+
 /// One CSV record, quoted as RFC 4180 says.
-fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
+pub(super) fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
     let mut w =
         csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
     // Writing to memory cannot fail; the bytes are the UTF-8 fields and separators.
@@ -501,7 +538,7 @@ fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
 }
 
 /// Columns padded to their widest cell; the last column is not padded.
-fn aligned(rows: &[Vec<String>], indent: &str) -> String {
+pub(super) fn aligned(rows: &[Vec<String>], indent: &str) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let width = |c: usize| {
         rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)
@@ -539,6 +576,6 @@ struct TotalJson<'a> {
 }
 
 /// A line on standard error; if that cannot be written there is nowhere to say so.
-fn warn(line: std::fmt::Arguments<'_>) {
+pub(super) fn warn(line: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }

@@ -11,6 +11,8 @@ mod explain;
 mod hlo;
 pub mod io;
 mod map;
+mod oom;
+mod peak;
 
 use args::{Cli, Command};
 use io::{shape_text, Failure, Out, Stdin};
@@ -29,6 +31,7 @@ pub fn run(cli: Cli, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status,
         Some(Command::Explain(a)) => a.run(stdin, out),
         Some(Command::Map(a)) => a.run(stdin, out),
         Some(Command::Hlo(a)) => a.run(stdin, out),
+        Some(Command::Oom(a)) => a.run(stdin, out),
     }
 }
 

@@ -37,17 +37,23 @@
 //! assert_eq!(row.best_layout.as_deref(), Some("{0,1,2:T(8,128)}"));
 //! ```
 
+mod assignment;
 mod buffer;
 mod decode;
 mod diagnostic;
 mod dump;
-mod instruction;
-mod lex;
+pub(crate) mod instruction;
+pub(crate) mod lex;
 mod metadata;
 mod module;
+mod peak;
 mod report;
 pub mod units;
 
+pub use assignment::{
+    dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
+    DumpProblem, DumpRange, LiveRangeDump, SizeDifference,
+};
 pub use buffer::{
     best_layout, defines_leaf, Analysis, BestLayout, BufferFacts, Cause, Leaf, LeafKind, Ownership,
     ShapeFacts, Sizes, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET,
@@ -58,6 +64,10 @@ pub use dump::{module_files, Stage};
 pub use instruction::Called;
 pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
 pub use module::{CallContext, Computation, Instruction, Module, ShapeId};
+pub use peak::{
+    Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,
+    NotModelledRow, Peak, PeakRow, PeakSummary, PeakValue, Rule, XlaPeak,
+};
 pub use report::{
     op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
 };

@@ -207,7 +207,18 @@ impl<'t> Module<'t> {
     /// assert_eq!(m.computation("main").map(|c| c.line), Some(1));
     /// ```
     pub fn computation(&self, name: &str) -> Option<&Computation<'t>> {
-        self.by_name.get(name).map(|&i| &self.computations[i])
+        self.computation_index(name).map(|i| &self.computations[i])
+    }
+
+    /// The index in [`Module::computations`] of the computation called `name` (the first
+    /// of that name).
+    ///
+    /// ```
+    /// let m = xlayout::hlo::Module::parse("%f {\n}\n\nENTRY main {\n}\n");
+    /// assert_eq!((m.computation_index("main"), m.computation_index("g")), (Some(1), None));
+    /// ```
+    pub fn computation_index(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
     }
 
     /// The shape of instruction `i`, if it was read and is valid.

@@ -1,0 +1,489 @@
+//! XLA's own memory files beside a module: the buffer assignment
+//! (`*-buffer-assignment.txt`, `BufferAssignment::ToString`) and the live ranges
+//! (`*-live-range.txt`, `HloLiveRange::ToString`), read as data, and compared with what
+//! this crate computes from the module ([`size_differences`]).
+//!
+//! Both readers take text and never fail: a line they cannot read is a [`DumpProblem`]
+//! with its line number, and the rest is still read.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::buffer::Analysis;
+use super::peak::tree::Tree;
+
+/// A line of a dump that could not be read.
+///
+/// ```
+/// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size x:\n");
+/// assert_eq!((b.problems[0].line, b.problems[0].message.as_str()), (1, "unreadable allocation line"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DumpProblem {
+    /// Its line, from 1.
+    pub line: usize,
+    /// Why.
+    pub message: String,
+}
+
+/// One value in an allocation: `<id name{index} (phi) @color> (size=N,offset=N): shape`.
+///
+/// ```
+/// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size 8:\n value: <7 w.0{1} (phi) @0> (size=8,offset=0): f32[2]{0}\n");
+/// let v = &b.allocations[0].values[0];
+/// assert_eq!((v.id, v.instruction.as_str(), v.shape_index.as_slice(), v.phi), (7, "w.0", &[1][..], true));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AssignedValue {
+    /// The HloValue id.
+    pub id: u64,
+    /// The defining instruction.
+    pub instruction: String,
+    /// Its shape index (XLA prints one only for tuple-shaped instructions: `[]` then).
+    pub shape_index: Vec<u64>,
+    /// Whether it is a phi value.
+    pub phi: bool,
+    /// Its size in the allocation.
+    pub size: u64,
+    /// Its offset in the allocation.
+    pub offset: u64,
+    /// Its shape as printed.
+    pub shape: String,
+}
+
+/// One `allocation N: size S, ...:` block.
+///
+/// ```
+/// let b = xlayout::hlo::BufferAssignment::parse("allocation 2: size 64, maybe-live-out:\n value: <5 n @0> (size=40,offset=0): f32[10]{0}\n");
+/// let a = &b.allocations[0];
+/// assert_eq!((a.index, a.size, a.maybe_live_out, a.values[0].size), (2, 64, true, 40));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Allocation {
+    /// N.
+    pub index: u64,
+    /// S.
+    pub size: u64,
+    /// The attributes as written (`parameter 0, shape |f32[2]| at ShapeIndex {}`, ...).
+    pub attributes: String,
+    /// `parameter N`: an entry parameter.
+    pub parameter: Option<u64>,
+    /// `maybe-live-out`.
+    pub maybe_live_out: bool,
+    /// `thread-local`.
+    pub thread_local: bool,
+    /// `constant`.
+    pub constant: bool,
+    /// The values it holds.
+    pub values: Vec<AssignedValue>,
+}
+
+/// XLA's buffer assignment.
+///
+/// ```
+/// use xlayout::hlo::BufferAssignment;
+/// let text = "BufferAssignment:\nallocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}:\n value: <3 p @0> (size=64,offset=0): f32[16]{0}\n";
+/// let b = BufferAssignment::parse(text);
+/// assert_eq!((b.allocations[0].size, b.allocations[0].parameter), (64, Some(0)));
+/// assert_eq!(b.allocations[0].values[0].instruction, "p");
+/// assert!(b.problems.is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BufferAssignment {
+    /// The allocations, in file order.
+    pub allocations: Vec<Allocation>,
+    /// Lines that could not be read.
+    pub problems: Vec<DumpProblem>,
+}
+
+impl BufferAssignment {
+    /// Reads `BufferAssignment::ToString` text (other lines are skipped).
+    pub fn parse(text: &str) -> BufferAssignment {
+        let mut b = BufferAssignment::default();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_end_matches('\r');
+            let problem = |message: &str| DumpProblem { line: n + 1, message: message.to_string() };
+            if let Some(rest) = line.strip_prefix("allocation ") {
+                match allocation(rest) {
+                    Some(a) => b.allocations.push(a),
+                    None => b.problems.push(problem("unreadable allocation line")),
+                }
+            } else if let Some(rest) = line.trim_start().strip_prefix("value: ") {
+                match (value(rest), b.allocations.last_mut()) {
+                    (Some(v), Some(a)) => a.values.push(v),
+                    (Some(_), None) => b.problems.push(problem("a value before any allocation")),
+                    (None, _) => b.problems.push(problem("unreadable value line")),
+                }
+            }
+        }
+        b
+    }
+
+    /// The sum of the allocations' sizes.
+    ///
+    /// ```
+    /// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size 8, constant:\nallocation 1: size 4, thread-local:\n");
+    /// assert_eq!(b.total_bytes(), 12);
+    /// ```
+    pub fn total_bytes(&self) -> u64 {
+        self.allocations.iter().fold(0u64, |t, a| t.saturating_add(a.size))
+    }
+}
+
+/// `N: size S, attributes:`.
+fn allocation(rest: &str) -> Option<Allocation> {
+    let (index, rest) = rest.split_once(": size ")?;
+    let rest = rest.trim_end().strip_suffix(':')?;
+    let (size, attributes) = match rest.split_once(',') {
+        Some((s, a)) => (s, a.trim()),
+        None => (rest, ""),
+    };
+    // Shapes between `|` may hold commas: flags are read with them blanked out.
+    let mut plain = String::with_capacity(attributes.len());
+    for (k, piece) in attributes.split('|').enumerate() {
+        if k % 2 == 0 {
+            plain.push_str(piece);
+        }
+    }
+    let flags: Vec<&str> = plain.split(',').map(str::trim).collect();
+    let parameter =
+        flags.iter().find_map(|f| f.strip_prefix("parameter ").and_then(|n| n.trim().parse().ok()));
+    Some(Allocation {
+        index: index.trim().parse().ok()?,
+        size: size.trim().parse().ok()?,
+        attributes: attributes.to_string(),
+        parameter,
+        maybe_live_out: flags.contains(&"maybe-live-out"),
+        thread_local: flags.contains(&"thread-local"),
+        constant: flags.contains(&"constant"),
+        values: Vec::new(),
+    })
+}
+
+/// `<id name{index} (phi) @color> (size=N,offset=N): shape`.
+fn value(rest: &str) -> Option<AssignedValue> {
+    let inner = rest.strip_prefix('<')?;
+    let close = inner.find('>')?;
+    let (head, tail) = (&inner[..close], &inner[close + 1..]);
+    let mut words = head.split_whitespace();
+    let id = words.next()?.parse().ok()?;
+    let named = words.next()?;
+    let phi = words.any(|w| w == "(phi)");
+    let (instruction, shape_index) = match named.find('{') {
+        Some(b) => (&named[..b], super::peak::shape_index(&named[b..])?),
+        None => (named, Vec::new()),
+    };
+    let tail = tail.trim_start().strip_prefix("(size=")?;
+    let (size, tail) = tail.split_once(",offset=")?;
+    let (offset, shape) = tail.split_once("):")?;
+    Some(AssignedValue {
+        id,
+        instruction: instruction.to_string(),
+        shape_index,
+        phi,
+        size: size.parse().ok()?,
+        offset: offset.parse().ok()?,
+        shape: shape.trim().to_string(),
+    })
+}
+
+/// One `name{index}:start-end` line.
+///
+/// ```
+/// let d = xlayout::hlo::LiveRangeDump::parse("  BufferLiveRange:\n    t{0,1}:3-7\n");
+/// assert_eq!((d.ranges[0].shape_index.as_slice(), d.ranges[0].start, d.ranges[0].end), (&[0, 1][..], 3, 7));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DumpRange {
+    /// The defining instruction.
+    pub instruction: String,
+    /// The shape index.
+    pub shape_index: Vec<u64>,
+    /// First step.
+    pub start: u64,
+    /// Last step.
+    pub end: u64,
+}
+
+/// One line of `Live ranges at N (peak):`.
+///
+/// ```
+/// let d = xlayout::hlo::LiveRangeDump::parse("  Live ranges at 4 (peak):\n    a{}: 8 bytes (cumulative: 8 bytes)\n");
+/// assert_eq!((d.live[0].instruction.as_str(), d.live[0].bytes, d.live[0].cumulative_bytes), ("a", 8, 8));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DumpLive {
+    /// The defining instruction.
+    pub instruction: String,
+    /// The shape index.
+    pub shape_index: Vec<u64>,
+    /// Its bytes.
+    pub bytes: u64,
+    /// The running total.
+    pub cumulative_bytes: u64,
+}
+
+/// XLA's live ranges and peak (`HloLiveRange::ToString`).
+///
+/// ```
+/// use xlayout::hlo::LiveRangeDump;
+/// let text = "HloLiveRange (max 2):\n  InstructionSequence:\n    0:p\n    1:n\n  BufferLiveRange:\n    p{}:0-2\n    n{}:1-2\n  Live ranges at 1 (peak):\n    p{}: 8 bytes (cumulative: 8 bytes)\n    n{}: 8 bytes (cumulative: 16 bytes)\n  Stack trace breakdown for peak usage: 16 bytes\n";
+/// let d = LiveRangeDump::parse(text);
+/// assert_eq!((d.max, d.peak_step, d.peak_bytes()), (Some(2), Some(1), Some(16)));
+/// assert_eq!(d.sequence, ["p", "n"]);
+/// assert_eq!(d.ranges[1].start, 1);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LiveRangeDump {
+    /// `HloLiveRange (max N)`: the number of steps.
+    pub max: Option<u64>,
+    /// The instruction at each step.
+    pub sequence: Vec<String>,
+    /// Every value's live range.
+    pub ranges: Vec<DumpRange>,
+    /// `Live ranges at N (peak)`.
+    pub peak_step: Option<u64>,
+    /// The values listed there.
+    pub live: Vec<DumpLive>,
+    /// `Stack trace breakdown for peak usage: N bytes` (XLA groups the digits with spaces).
+    pub stack_trace_bytes: Option<u64>,
+    /// Lines that could not be read.
+    pub problems: Vec<DumpProblem>,
+}
+
+impl LiveRangeDump {
+    /// Reads `HloLiveRange::ToString` text.
+    pub fn parse(text: &str) -> LiveRangeDump {
+        #[derive(PartialEq)]
+        enum Section {
+            None,
+            Sequence,
+            Ranges,
+            Live,
+            Tree,
+        }
+        let mut d = LiveRangeDump::default();
+        let mut section = Section::None;
+        for (n, line) in text.lines().enumerate() {
+            let t = line.trim();
+            let bad = |d: &mut LiveRangeDump, what: &str| {
+                d.problems.push(DumpProblem { line: n + 1, message: format!("unreadable {what}") });
+            };
+            if let Some(rest) = t.strip_prefix("HloLiveRange (max ") {
+                d.max = rest.strip_suffix("):").and_then(|m| m.parse().ok());
+                section = Section::None;
+            } else if t == "InstructionSequence:" {
+                section = Section::Sequence;
+            } else if t == "BufferLiveRange:" {
+                section = Section::Ranges;
+            } else if let Some(rest) = t.strip_prefix("Live ranges at ") {
+                d.peak_step = rest.strip_suffix(" (peak):").and_then(|m| m.parse().ok());
+                section = Section::Live;
+            } else if let Some(rest) = t.strip_prefix("Stack trace breakdown for peak usage: ") {
+                let digits: String =
+                    rest.trim_end_matches("bytes").chars().filter(|c| !c.is_whitespace()).collect();
+                d.stack_trace_bytes = digits.parse().ok();
+                section = Section::Tree;
+            } else if t.is_empty() || section == Section::Tree || section == Section::None {
+                continue;
+            } else if section == Section::Sequence {
+                match t.split_once(':') {
+                    Some((_, name)) => d.sequence.push(name.to_string()),
+                    None => bad(&mut d, "instruction sequence line"),
+                }
+            } else if section == Section::Ranges {
+                match range(t) {
+                    Some(r) => d.ranges.push(r),
+                    None => bad(&mut d, "live range line"),
+                }
+            } else {
+                match live(t) {
+                    Some(l) => d.live.push(l),
+                    None => bad(&mut d, "peak line"),
+                }
+            }
+        }
+        d
+    }
+
+    /// XLA's peak bytes: the last `cumulative` of the peak list (0 for an empty list).
+    pub fn peak_bytes(&self) -> Option<u64> {
+        self.peak_step?;
+        Some(self.live.last().map_or(0, |l| l.cumulative_bytes))
+    }
+}
+
+/// `name{index}` at the start of `t`, and the rest.
+fn named_index(t: &str) -> Option<(String, Vec<u64>, &str)> {
+    let open = t.find('{')?;
+    let close = open + t[open..].find('}')?;
+    let index = super::peak::shape_index(&t[open..=close])?;
+    Some((t[..open].to_string(), index, &t[close + 1..]))
+}
+
+/// `name{index}:start-end`.
+fn range(t: &str) -> Option<DumpRange> {
+    let (instruction, shape_index, rest) = named_index(t)?;
+    let (start, end) = rest.strip_prefix(':')?.split_once('-')?;
+    Some(DumpRange { instruction, shape_index, start: start.parse().ok()?, end: end.parse().ok()? })
+}
+
+/// `name{index}: N bytes (cumulative: M bytes)`.
+fn live(t: &str) -> Option<DumpLive> {
+    let (instruction, shape_index, rest) = named_index(t)?;
+    let (bytes, rest) = rest.strip_prefix(": ")?.split_once(" bytes (cumulative: ")?;
+    let cumulative = rest.strip_suffix(" bytes)")?;
+    Some(DumpLive {
+        instruction,
+        shape_index,
+        bytes: bytes.parse().ok()?,
+        cumulative_bytes: cumulative.parse().ok()?,
+    })
+}
+
+/// A value whose size in XLA's buffer assignment differs from this crate's.
+///
+/// ```
+/// use xlayout::hlo::{size_differences, Analysis, BufferAssignment, Module};
+/// let m = Module::parse("ENTRY %e {\n  ROOT %n = f32[10]{0} parameter(0)\n}\n");
+/// let b = BufferAssignment::parse("allocation 2: size 64:\n value: <5 gone @0> (size=40,offset=0): f32[10]{0}\n");
+/// let d = size_differences(&b, &Analysis::new(&m));
+/// assert_eq!((d[0].allocation, d[0].module_instruction, d[0].array_bytes), (2, None, None)); // no `gone` here
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SizeDifference {
+    /// The allocation holding it.
+    pub allocation: u64,
+    /// The value.
+    pub value: AssignedValue,
+    /// The module's instruction of that name, if there is one.
+    pub module_instruction: Option<usize>,
+    /// This crate's `ArraySize` (or index-table size) of the value's shape; `None` when
+    /// the instruction, the index or a size is missing.
+    pub array_bytes: Option<u64>,
+    /// This crate's `ByteSizeOf` of it.
+    pub bytes: Option<u64>,
+}
+
+/// Every value of `assignment` whose size is not this crate's `ArraySize` of its shape
+/// in the module (an instruction of that name, the subshape at its index).
+///
+/// ```
+/// use xlayout::hlo::{size_differences, Analysis, BufferAssignment, Module};
+/// let m = Module::parse("ENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let a = Analysis::new(&m);
+/// let b = BufferAssignment::parse("allocation 0: size 64, parameter 0:\n value: <0 p @0> (size=64,offset=0): f32[10]{0:T(8)}\nallocation 1: size 40:\n value: <1 n @0> (size=40,offset=0): f32[10]{0:T(8)}\n");
+/// let d = size_differences(&b, &a);
+/// assert_eq!(d.len(), 1); // ArraySize pads 10 elements to 16: 64 bytes, not 40
+/// assert_eq!((d[0].value.instruction.as_str(), d[0].array_bytes, d[0].bytes), ("n", Some(64), Some(40)));
+/// ```
+pub fn size_differences(
+    assignment: &BufferAssignment,
+    a: &Analysis<'_, '_>,
+) -> Vec<SizeDifference> {
+    let m = a.module;
+    let mut by_name = std::collections::HashMap::with_capacity(m.instructions.len());
+    for (i, ins) in m.instructions.iter().enumerate() {
+        by_name.entry(ins.name).or_insert(i);
+    }
+    let mut trees: std::collections::HashMap<u32, Tree> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for alloc in &assignment.allocations {
+        for v in &alloc.values {
+            let i = by_name.get(v.instruction.as_str()).copied();
+            let sizes = i.and_then(|i| {
+                let id = m.instructions[i].shape?;
+                let tree = trees.entry(id.0).or_insert_with(|| {
+                    Tree::new(&m.shapes[id.0 as usize], &a.shapes[id.0 as usize])
+                });
+                let node = tree.at(&v.shape_index)?;
+                tree.nodes[node as usize].sizes
+            });
+            if sizes.map(|s| s.array_bytes) != Some(v.size) {
+                out.push(SizeDifference {
+                    allocation: alloc.index,
+                    value: v.clone(),
+                    module_instruction: i,
+                    array_bytes: sizes.map(|s| s.array_bytes),
+                    bytes: sizes.map(|s| s.bytes),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// XLA's buffer assignment and live-range files beside a module file, if they exist:
+/// `X-buffer-assignment.txt` and `X-live-range.txt` for `X.txt` (XLA's names), or
+/// `buffer_assignment.txt` and `live_range.txt` in the same directory (the names
+/// tests/data/hlo uses). With `assignment` given, the live ranges are looked for beside it
+/// in the same two ways.
+///
+/// ```
+/// use std::path::Path;
+/// let dir = format!("{}/tests/data/hlo/jax_cpu/identity", env!("CARGO_MANIFEST_DIR"));
+/// let (b, l) = xlayout::hlo::dumps_beside(&Path::new(&dir).join("after_optimizations.txt"), None);
+/// assert!(b.unwrap().ends_with("buffer_assignment.txt") && l.unwrap().ends_with("live_range.txt"));
+/// assert_eq!(xlayout::hlo::dumps_beside(Path::new("-"), None), (None, None));
+/// ```
+pub fn dumps_beside(
+    module: &Path,
+    assignment: Option<&Path>,
+) -> (Option<PathBuf>, Option<PathBuf>) {
+    let existing = |p: PathBuf| p.is_file().then_some(p);
+    let sibling = |p: &Path, xla: &str, renamed: &str| -> Option<PathBuf> {
+        let name = p.file_name()?.to_str()?;
+        let stem = name.strip_suffix(".txt")?;
+        let stem = stem
+            .strip_suffix("-buffer-assignment")
+            .or_else(|| stem.strip_suffix("-live-range"))
+            .unwrap_or(stem);
+        existing(p.with_file_name(format!("{stem}-{xla}.txt")))
+            .or_else(|| existing(p.with_file_name(format!("{renamed}.txt"))))
+    };
+    let assignment = match assignment {
+        Some(a) => Some(a.to_path_buf()),
+        None => sibling(module, "buffer-assignment", "buffer_assignment"),
+    };
+    let live = match &assignment {
+        Some(a) => sibling(a, "live-range", "live_range"),
+        None => sibling(module, "live-range", "live_range"),
+    };
+    (assignment, live)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocation_attributes_with_tuple_shapes() {
+        let b = BufferAssignment::parse(
+            "allocation 4: size 16, output shape is |(f32[16], f32[64,16])|, maybe-live-out:\n value: <36 tuple.5{} @0> (size=16,offset=0): (f32[16]{0}, f32[64,16]{1,0})\n value: <41 arg_tuple.3{2} (phi) @0> (size=4096,offset=0): f32[64,16]{1,0}\nallocation x\n value: <oops>\n",
+        );
+        let a = &b.allocations[0];
+        assert_eq!(
+            (a.index, a.size, a.maybe_live_out, a.parameter, a.constant),
+            (4, 16, true, None, false)
+        );
+        assert_eq!(a.values[1].shape_index, [2]);
+        assert!(a.values[1].phi && !a.values[0].phi);
+        assert_eq!(a.values[0].shape, "(f32[16]{0}, f32[64,16]{1,0})");
+        let lines: Vec<usize> = b.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, [4, 5]);
+    }
+
+    #[test]
+    fn live_range_sections() {
+        let d = LiveRangeDump::parse(
+            "HloLiveRange (max 3):\n  InstructionSequence:\n    0:a\n  BufferLiveRange:\n    a{}:0-3\n    t{1,0}:1-2\n    junk\n  Live ranges at 0 (peak):\n  Stack trace breakdown for peak usage: 1 408 bytes\n    main (100.0%, total: 1 408 bytes)\n",
+        );
+        assert_eq!(d.ranges[1].shape_index, [1, 0]);
+        assert_eq!((d.peak_bytes(), d.stack_trace_bytes), (Some(0), Some(1408)));
+        assert_eq!(
+            d.problems,
+            [DumpProblem { line: 7, message: "unreadable live range line".into() }]
+        );
+    }
+}

@@ -1,0 +1,257 @@
+//! The peak as rows and one object with names (what `xlayout hlo --peak` prints as TSV
+//! and JSON): the values XLA lists at its peak with a cumulative column, the high-water
+//! marks, and the rules not modelled.
+
+use serde::Serialize;
+
+use super::super::module::Module;
+use super::{Bounds, Mark, NodeSizes, Peak, Rule};
+use crate::Shape;
+
+/// One value as a report row.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let rows = Peak::new(&Analysis::new(&m)).live_rows(&m, 20);
+/// assert_eq!((rows[0].instruction, rows[0].opcode, rows[0].start, rows[0].end), ("n", "negate", 1, 2));
+/// assert_eq!((rows[1].instruction, rows[1].cumulative_bytes), ("p", 80));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PeakRow<'a> {
+    /// Its defining instruction.
+    pub instruction: &'a str,
+    /// That instruction's computation.
+    pub computation: Option<&'a str>,
+    /// Its opcode.
+    pub opcode: &'a str,
+    /// The value's shape index (`[]` for the whole result).
+    pub shape_index: Vec<u32>,
+    /// The value's shape, as XLA prints it.
+    pub shape: String,
+    /// Whether it is a phi value of a `while` or `conditional`.
+    pub phi: bool,
+    /// `ByteSizeOf` (XLA's size).
+    pub bytes: u64,
+    /// `ArraySize` (with tiling padding).
+    pub array_bytes: u64,
+    /// The data at natural width.
+    pub logical_bytes: u64,
+    /// The running sum of `bytes` down the list.
+    pub cumulative_bytes: u64,
+    /// First step live.
+    pub start: u32,
+    /// Last step live.
+    pub end: u32,
+    /// The instruction's `op_name`.
+    pub op_name: Option<&'a str>,
+}
+
+/// A high-water mark with the instruction named.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// assert_eq!((s.high_water.bytes.step, s.high_water.bytes.instruction, s.high_water.bytes.total), (1, Some("n"), 80));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MarkRow<'a> {
+    /// The first step with it.
+    pub step: u32,
+    /// The instruction there.
+    pub instruction: Option<&'a str>,
+    /// The total.
+    pub total: u64,
+}
+
+/// The three high-water marks, named.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// assert_eq!((s.high_water.array_bytes.total, s.high_water.logical_bytes.total), (128, 80));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HighWaterRows<'a> {
+    /// By `ByteSizeOf`.
+    pub bytes: MarkRow<'a>,
+    /// By `ArraySize`.
+    pub array_bytes: MarkRow<'a>,
+    /// By the data at natural width.
+    pub logical_bytes: MarkRow<'a>,
+}
+
+/// A rule not modelled, named.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak, Rule};
+/// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// assert_eq!((s.not_modelled[0].rule, s.not_modelled[0].count), (Rule::NotScheduled, 1));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NotModelledRow<'a> {
+    /// The rule.
+    pub rule: Rule,
+    /// In words.
+    pub description: &'static str,
+    /// How many instructions need it.
+    pub count: usize,
+    /// The first few of them.
+    pub instructions: Vec<&'a str>,
+}
+
+/// The peak of one module, with names: the object `xlayout hlo --peak --format json`
+/// prints per file (its keys are a contract, see [`REPORT_VERSION`](crate::hlo::REPORT_VERSION)).
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 1);
+/// assert_eq!((s.peak_bytes, s.peak_array_bytes, s.live.len(), s.live_count), (80, 128, 1, 2));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PeakSummary<'a> {
+    /// Steps in the flattened sequence (`HloLiveRange (max N)`).
+    pub steps: usize,
+    /// Values with a live range.
+    pub values: usize,
+    /// XLA's peak step (`Live ranges at N (peak)`).
+    pub peak_step: u32,
+    /// The instruction at that step.
+    pub peak_instruction: Option<&'a str>,
+    /// Its opcode.
+    pub peak_opcode: Option<&'a str>,
+    /// Its computation.
+    pub peak_computation: Option<&'a str>,
+    /// XLA's peak bytes: the `ByteSizeOf` of the values listed there.
+    pub peak_bytes: u64,
+    /// Their `ArraySize` (with tiling padding).
+    pub peak_array_bytes: u64,
+    /// Their data at natural width.
+    pub peak_logical_bytes: u64,
+    /// The largest sum of XLA's search, which it never prints.
+    pub search_bytes: u64,
+    /// Whether every rule the module needs is modelled.
+    pub exact: bool,
+    /// The rules not modelled.
+    pub not_modelled: Vec<NotModelledRow<'a>>,
+    /// Where the high-water marks lie when a rule is not modelled.
+    pub bounds: Option<Bounds>,
+    /// The largest live totals over all steps.
+    pub high_water: HighWaterRows<'a>,
+    /// The values XLA lists at its peak, in its order, with a cumulative column (the
+    /// first `top` of them, when a top is asked for).
+    pub live: Vec<PeakRow<'a>>,
+    /// How many values are live at the peak in all.
+    pub live_count: usize,
+}
+
+/// The subshape of `shape` at `index`.
+fn subshape<'s>(shape: &'s Shape, index: &[u32]) -> Option<&'s Shape> {
+    index.iter().try_fold(shape, |s, &i| match s {
+        Shape::Tuple(e) => e.get(i as usize),
+        _ => None,
+    })
+}
+
+impl Peak {
+    /// Value `v` (an index into [`Peak::values`]) as a row, with a running total.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %t = (f32[10]{0:T(8)}) tuple(%p)\n}\n");
+    /// let peak = Peak::new(&Analysis::new(&m));
+    /// let r = peak.row(&m, 0, 40);
+    /// assert_eq!((r.instruction, r.shape.as_str(), r.bytes, r.array_bytes), ("p", "f32[10]{0:T(8)}", 40, 64));
+    /// ```
+    pub fn row<'a>(&self, m: &'a Module<'_>, v: usize, cumulative_bytes: u64) -> PeakRow<'a> {
+        let value = &self.values[v];
+        let ins = &m.instructions[value.instruction];
+        let shape = m
+            .shape(value.instruction)
+            .and_then(|s| subshape(s, &value.shape_index))
+            .map_or_else(|| String::from("-"), ToString::to_string);
+        let sizes = value.sizes.unwrap_or_default();
+        PeakRow {
+            instruction: ins.name,
+            computation: ins.computation.map(|c| m.computations[c].name),
+            opcode: ins.opcode,
+            shape_index: value.shape_index.clone(),
+            shape,
+            phi: value.phi,
+            bytes: sizes.bytes,
+            array_bytes: sizes.array_bytes,
+            logical_bytes: sizes.logical_bytes,
+            cumulative_bytes,
+            start: value.range.start,
+            end: value.range.end,
+            op_name: ins.metadata.op_name.as_deref(),
+        }
+    }
+
+    /// The values XLA lists at its peak, as rows in its order (the first `top`).
+    pub fn live_rows<'a>(&self, m: &'a Module<'_>, top: usize) -> Vec<PeakRow<'a>> {
+        let mut total = 0u64;
+        self.xla
+            .live
+            .iter()
+            .take(top)
+            .map(|&v| {
+                total =
+                    total.saturating_add(self.values[v].sizes.map_or(0, |s: NodeSizes| s.bytes));
+                self.row(m, v, total)
+            })
+            .collect()
+    }
+
+    /// The whole peak with names; `top` bounds the live list.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[8]{0} parameter(0)\n  ROOT %n = f32[8]{0} negate(%p)\n}\n");
+    /// let peak = Peak::new(&Analysis::new(&m));
+    /// let s = peak.summary(&m, 20);
+    /// assert_eq!((s.peak_step, s.peak_instruction, s.peak_bytes, s.live_count), (1, Some("n"), 64, 2));
+    /// assert_eq!(s.live[1].cumulative_bytes, 64);
+    /// ```
+    pub fn summary<'a>(&self, m: &'a Module<'_>, top: usize) -> PeakSummary<'a> {
+        let name = |i: Option<usize>| i.map(|i| m.instructions[i].name);
+        let mark =
+            |k: &Mark| MarkRow { step: k.step, instruction: name(k.instruction), total: k.total };
+        let peak = self.xla.instruction.map(|i| &m.instructions[i]);
+        PeakSummary {
+            steps: self.sequence.len(),
+            values: self.values.len(),
+            peak_step: self.xla.step,
+            peak_instruction: peak.map(|p| p.name),
+            peak_opcode: peak.map(|p| p.opcode),
+            peak_computation: peak.and_then(|p| p.computation).map(|c| m.computations[c].name),
+            peak_bytes: self.xla.bytes,
+            peak_array_bytes: self.xla.array_bytes,
+            peak_logical_bytes: self.xla.logical_bytes,
+            search_bytes: self.xla.search_bytes,
+            exact: self.exact(),
+            not_modelled: self
+                .not_modelled
+                .iter()
+                .map(|n| NotModelledRow {
+                    rule: n.rule,
+                    description: n.rule.describe(),
+                    count: n.count,
+                    instructions: n.instructions.iter().map(|&i| m.instructions[i].name).collect(),
+                })
+                .collect(),
+            bounds: self.bounds,
+            high_water: HighWaterRows {
+                bytes: mark(&self.high_water.bytes),
+                array_bytes: mark(&self.high_water.array_bytes),
+                logical_bytes: mark(&self.high_water.logical_bytes),
+            },
+            live: self.live_rows(m, top),
+            live_count: self.xla.live.len(),
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! A result shape as XLA's `ShapeTree` sees it: one node per subshape (the tuple index
+//! tables included), in pre-order, each with the sizes a value defined there has.
+
+use crate::Shape;
+
+use super::super::buffer::{LeafKind, ShapeFacts};
+
+/// The bytes of one subshape.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, NodeSizes, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %p = pred[100]{0:T(128)E(32)} parameter(0)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).values[0].sizes.unwrap();
+/// assert_eq!(s, NodeSizes { bytes: 400, array_bytes: 512, logical_bytes: 100 });
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct NodeSizes {
+    /// `ShapeUtil::ByteSizeOf(shape, 8)`: what XLA's live range sizes a value by (an
+    /// array's elements with `E(n)` packing and no tiles; a tuple's index table, 8 bytes per
+    /// element; a token 0; an opaque handle 8).
+    pub bytes: u64,
+    /// `ShapeUtil::ArraySize` for an array: the allocation, tiling padding included (as
+    /// [`Sizes::array_bytes`](crate::hlo::Sizes::array_bytes)); `bytes` for the rest.
+    pub array_bytes: u64,
+    /// The data at its natural width (as [`Sizes::logical_bytes`](crate::hlo::Sizes::logical_bytes)); `bytes` for the rest.
+    pub logical_bytes: u64,
+}
+
+impl NodeSizes {
+    /// The sum, saturating.
+    pub(crate) fn plus(self, o: NodeSizes) -> NodeSizes {
+        NodeSizes {
+            bytes: self.bytes.saturating_add(o.bytes),
+            array_bytes: self.array_bytes.saturating_add(o.array_bytes),
+            logical_bytes: self.logical_bytes.saturating_add(o.logical_bytes),
+        }
+    }
+}
+
+/// One subshape.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    /// Its shape index (`{}` is the root).
+    pub index: Vec<u32>,
+    /// Its children's node numbers (a tuple's elements, in order).
+    pub children: Vec<u32>,
+    /// One past the last node of its subtree.
+    pub end: u32,
+    /// Its sizes; `None` when XLA gives none (an unbounded dimension, a `b(...)` buffer)
+    /// or the shape was not read.
+    pub sizes: Option<NodeSizes>,
+}
+
+/// The nodes of one shape, in pre-order.
+#[derive(Clone, Debug)]
+pub(crate) struct Tree {
+    pub nodes: Vec<Node>,
+}
+
+/// Tuples nest a few levels in practice; the module reader stops deeper ones already.
+const MAX_DEPTH: usize = 64;
+
+impl Tree {
+    /// The tree of a shape whose facts are `facts` (their leaves are the tree's non-tuple
+    /// nodes, in the same order).
+    pub fn new(shape: &Shape, facts: &ShapeFacts) -> Tree {
+        let mut t = Tree { nodes: Vec::new() };
+        let mut leaves = facts.leaves.iter();
+        t.add(shape, &mut Vec::new(), &mut leaves);
+        t
+    }
+
+    /// A tree of one node without a size: what an instruction whose shape was not read has.
+    pub fn unknown() -> Tree {
+        Tree { nodes: vec![Node { index: Vec::new(), children: Vec::new(), end: 1, sizes: None }] }
+    }
+
+    fn add<'f>(
+        &mut self,
+        shape: &Shape,
+        index: &mut Vec<u32>,
+        leaves: &mut impl Iterator<Item = &'f super::super::buffer::Leaf>,
+    ) -> u32 {
+        let me = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            index: index.clone(),
+            children: Vec::new(),
+            end: me + 1,
+            sizes: None,
+        });
+        match shape {
+            Shape::Tuple(elements) if index.len() < MAX_DEPTH => {
+                let n = elements.len() as u64;
+                let table = n.saturating_mul(8);
+                self.nodes[me as usize].sizes =
+                    Some(NodeSizes { bytes: table, array_bytes: table, logical_bytes: table });
+                for (i, e) in elements.iter().enumerate() {
+                    index.push(i as u32);
+                    let child = self.add(e, index, leaves);
+                    index.pop();
+                    self.nodes[me as usize].children.push(child);
+                }
+            }
+            _ => {
+                let leaf = leaves.next();
+                self.nodes[me as usize].sizes = leaf.and_then(|l| match l.kind {
+                    LeafKind::Token => Some(NodeSizes::default()),
+                    // ByteSizeOf of `opaque[]` is the pointer size.
+                    LeafKind::Opaque => {
+                        Some(NodeSizes { bytes: 8, array_bytes: 8, logical_bytes: 8 })
+                    }
+                    LeafKind::Array if matches!(shape, Shape::Buffer(_)) => None,
+                    LeafKind::Array => l.sizes.map(|s| NodeSizes {
+                        // ByteSizeOf = the data with E(n) packing = logical + widening.
+                        bytes: s.logical_bytes.saturating_add(s.widening_bytes),
+                        array_bytes: s.array_bytes,
+                        logical_bytes: s.logical_bytes,
+                    }),
+                });
+            }
+        }
+        let end = self.nodes.len() as u32;
+        self.nodes[me as usize].end = end;
+        me
+    }
+
+    /// The number of nodes.
+    pub fn len(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    /// The number of nodes in the subtree of `node`.
+    pub fn subtree_len(&self, node: u32) -> u32 {
+        self.nodes[node as usize].end - node
+    }
+
+    /// Child `i` of `node`, if `node` is a tuple with that many elements.
+    pub fn child(&self, node: u32, i: u64) -> Option<u32> {
+        let i = usize::try_from(i).ok()?;
+        self.nodes.get(node as usize)?.children.get(i).copied()
+    }
+
+    /// The node at a shape index.
+    pub fn at(&self, index: &[u64]) -> Option<u32> {
+        index.iter().try_fold(0, |node, &i| self.child(node, i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_in_pre_order_with_xla_sizes() {
+        let s: Shape =
+            "(f32[2,3]{1,0}, (s4[64]{0:E(4)}, token[]), f32[10]{0:T(8)})".parse().unwrap();
+        let f = ShapeFacts::new(&s, &mut 0);
+        let t = Tree::new(&s, &f);
+        let index: Vec<&[u32]> = t.nodes.iter().map(|n| n.index.as_slice()).collect();
+        assert_eq!(index, [&[][..], &[0], &[1], &[1, 0], &[1, 1], &[2]]);
+        let bytes: Vec<u64> = t.nodes.iter().map(|n| n.sizes.unwrap().bytes).collect();
+        assert_eq!(bytes, [24, 24, 16, 32, 0, 40]);
+        assert_eq!(t.nodes[5].sizes.unwrap().array_bytes, 64); // T(8): 16 elements
+        assert_eq!((t.subtree_len(2), t.at(&[1, 1]), t.at(&[3])), (3, Some(4), None));
+    }
+}

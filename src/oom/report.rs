@@ -1,0 +1,527 @@
+//! Report text -> [`OomReport`]: the header (memory space, used and capacity, the usage
+//! and requirement breakdowns, `HLO temp` with its utilization), the entries, and every
+//! problem met, with its line and entry number. One pass over the lines.
+
+use serde::Serialize;
+
+use super::entry::{Entry, Printed};
+use super::lines::message_lines;
+use crate::hlo::{Sizes, MODULE_CANDIDATE_BUDGET};
+
+/// Which compiler wrote the report.
+///
+/// ```
+/// use xlayout::oom::{Kind, OomReport};
+/// assert_eq!(OomReport::parse("BufferAssignment OOM Debugging.\n").kind, Kind::Gpu);
+/// assert_eq!(OomReport::parse("").kind, Kind::Unknown);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// XLA:TPU's `Ran out of memory in memory space ...` with `Largest program
+    /// allocations`.
+    Tpu,
+    /// XLA:GPU's `BufferAssignment OOM Debugging.` with `Peak buffers`.
+    Gpu,
+    /// Neither header was found (entries alone, pasted).
+    #[default]
+    Unknown,
+}
+
+/// A named size of a breakdown (`reserved 530.00M`, `HLO temp 36.15G (...)`).
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("Total hbm usage >= 1.00G:\n    reserved   530.00M\n");
+/// assert_eq!((r.usage[0].name.as_str(), r.usage[0].size.text.as_str()), ("reserved", "530.00M"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Part {
+    /// `reserved`, `program`, `arguments`, `global`, `scoped`, `HLO temp`, `parameter
+    /// allocation`, ...
+    pub name: String,
+    /// The size (`unknown size` reads as no bytes).
+    pub size: Printed,
+    /// What follows the size, as printed.
+    pub note: Option<String>,
+}
+
+/// `HLO temp 36.15G (60.9% utilization: Unpadded (9.40G) Padded (15.44G), 0.0%
+/// fragmentation (5.52M))`, or the older form without `Unpadded (...) Padded (...)`.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("Program hbm requirement 15.45G:\n    HLO temp 15.45G (60.9% utilization: Unpadded (9.40G) Padded (15.44G), 0.0% fragmentation (5.52M))\n");
+/// let h = r.hlo_temp.unwrap();
+/// assert_eq!((h.utilization_recomputed.as_deref(), h.utilization_agrees), (Some("60.9"), Some(true)));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HloTemp {
+    /// The size.
+    pub size: Printed,
+    /// The utilization percentage as printed (`60.9`).
+    pub utilization: Option<String>,
+    /// `Unpadded (...)`.
+    pub unpadded: Option<Printed>,
+    /// `Padded (...)`.
+    pub padded: Option<Printed>,
+    /// The fragmentation percentage as printed.
+    pub fragmentation: Option<String>,
+    /// The fragmentation in bytes.
+    pub fragmentation_size: Option<Printed>,
+    /// Unpadded over padded, as a percentage to one decimal, from the printed sizes.
+    pub utilization_recomputed: Option<String>,
+    /// Whether the printed utilization is within the rounding of the printed sizes.
+    pub utilization_agrees: Option<bool>,
+}
+
+/// A line that could not be read.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("1. Size: lots\n");
+/// assert_eq!((r.problems[0].line, r.problems[0].entry), (1, Some(1)));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// The line, from 1.
+    pub line: usize,
+    /// The entry it is in, if any.
+    pub entry: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The listed entries added up.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("1. Size: 512B\n   Shape: f32[10]{0:T(128)}\n");
+/// let t = &r.totals;
+/// assert_eq!((t.sizes.array_bytes, t.padding_percent.as_deref(), t.utilization_percent.as_deref()), (512, Some("92.2"), Some("7.8")));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Entries read.
+    pub entries: usize,
+    /// Entries whose shape was read (the sums are over these).
+    pub recomputed: usize,
+    /// Their exact bytes.
+    pub sizes: Sizes,
+    /// How much of the listed memory is padding, as a percentage to one decimal.
+    pub padding_percent: Option<String>,
+    /// Their data over their size, as a percentage to one decimal: the listed entries'
+    /// utilization.
+    pub utilization_percent: Option<String>,
+    /// Entries whose printed numbers all agree with their shape.
+    pub agreeing: usize,
+}
+
+/// An out-of-memory report, read.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("E1000: Ran out of memory in memory space vmem. Used 17.13M of 16.00M vmem.\n");
+/// assert_eq!((r.error_code.as_deref(), r.memory_space.as_deref(), r.capacity.unwrap().bytes), (Some("E1000"), Some("vmem"), Some(16 << 20)));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OomReport {
+    /// Which compiler wrote it.
+    pub kind: Kind,
+    /// An error code before the message (`E1000`).
+    pub error_code: Option<String>,
+    /// `Ran out of memory in memory space hbm`: `hbm`.
+    pub memory_space: Option<String>,
+    /// `Used 36.16G of 15.48G hbm`: the first.
+    pub used: Option<Printed>,
+    /// ... and the second.
+    pub capacity: Option<Printed>,
+    /// `Exceeded hbm capacity by 20.67G`.
+    pub exceeded: Option<Printed>,
+    /// XLA:GPU's `Out of memory while trying to allocate N bytes`.
+    pub allocating: Option<Printed>,
+    /// `Total hbm usage >= 36.67G`.
+    pub total_usage: Option<Printed>,
+    /// Its breakdown (`reserved`, `program`, `arguments`).
+    pub usage: Vec<Part>,
+    /// `Program hbm requirement 36.16G`.
+    pub program_requirement: Option<Printed>,
+    /// Its breakdown (`global`, `scoped`, `HLO temp`, ...).
+    pub requirement: Vec<Part>,
+    /// The `HLO temp` line, read.
+    pub hlo_temp: Option<HloTemp>,
+    /// XLA:GPU's `BufferAssignment stats`.
+    pub stats: Vec<Part>,
+    /// The entries, in report order.
+    pub entries: Vec<Entry>,
+    /// The entries added up.
+    pub totals: Totals,
+    /// What could not be read.
+    pub problems: Vec<Problem>,
+}
+
+/// Where in the report a line is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    None,
+    Usage,
+    Requirement,
+    Stats,
+    Entries,
+}
+
+/// `x` as a percentage of `of` to one decimal, rounded half up, from the exact integers.
+///
+/// ```
+/// assert_eq!(xlayout::oom::percent(1, 8).as_deref(), Some("12.5"));
+/// assert_eq!(xlayout::oom::percent(1, 0), None);
+/// ```
+pub fn percent(x: u64, of: u64) -> Option<String> {
+    if of == 0 {
+        return None;
+    }
+    let tenths = (u128::from(x) * 2000 + u128::from(of)) / (2 * u128::from(of));
+    Some(format!("{}.{}", tenths / 10, tenths % 10))
+}
+
+impl OomReport {
+    /// Reads report text as pasted. Never fails: what cannot be read is a [`Problem`];
+    /// an entry without a readable size is reported by its number and left out. Linear
+    /// in the text.
+    ///
+    /// ```
+    /// use xlayout::oom::OomReport;
+    /// let text = "Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm capacity by 25.74G.\n\n  Largest program allocations in hbm:\n\n  1. Size: 32.00G\n     Shape: s32[8388608,8,4]{2,1,0:T(8,128)}\n     Unpadded size: 1.00G\n     Extra memory due to padding: 31.00G (32.0x expansion)\n     ==========================\n";
+    /// let r = OomReport::parse(text);
+    /// let e = &r.entries[0];
+    /// let x = e.recomputed.as_ref().unwrap();
+    /// assert_eq!((x.sizes.array_bytes, x.sizes.logical_bytes), (34_359_738_368, 1_073_741_824));
+    /// assert!(x.agrees.all());
+    /// assert_eq!(x.causes[0].to_string(), "d2 4 -> 128 (x32.0)");
+    /// assert_eq!(x.best_layout.as_ref().unwrap().layout, "{0,1,2:T(8,128)}");
+    /// assert_eq!(r.memory_space.as_deref(), Some("hbm"));
+    /// ```
+    pub fn parse(text: &str) -> OomReport {
+        let mut r = OomReport::default();
+        let mut section = Section::None;
+        let mut entry: Option<Entry> = None;
+        let mut entry_space: Option<String> = None;
+        let mut last_key = String::new();
+        let mut budget = MODULE_CANDIDATE_BUDGET;
+        for (n, line) in message_lines(text) {
+            let t = line.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if let Some(at) = t.find("Ran out of memory in memory space ") {
+                r.finish(entry.take(), &mut budget);
+                r.header(&t[..at], &t[at + "Ran out of memory in memory space ".len()..]);
+                entry_space.clone_from(&r.memory_space);
+                section = Section::None;
+                continue;
+            }
+            if let Some(at) = t.find("Out of memory while trying to allocate ") {
+                let rest = &t[at + "Out of memory while trying to allocate ".len()..];
+                let size = rest.split(" bytes").next().unwrap_or(rest);
+                r.allocating = Some(Printed::new(size));
+                r.kind = Kind::Gpu;
+                continue;
+            }
+            if t.starts_with("BufferAssignment OOM Debugging") {
+                r.finish(entry.take(), &mut budget);
+                r.kind = Kind::Gpu;
+                continue;
+            }
+            if t == "BufferAssignment stats:" {
+                section = Section::Stats;
+                continue;
+            }
+            if t.starts_with("Peak buffers:") {
+                r.finish(entry.take(), &mut budget);
+                section = Section::Entries;
+                entry_space = None;
+                continue;
+            }
+            if let Some(rest) = t.strip_prefix("Largest program allocations in ") {
+                r.finish(entry.take(), &mut budget);
+                section = Section::Entries;
+                entry_space = Some(rest.trim_end_matches(':').trim().to_string());
+                continue;
+            }
+            if t.starts_with("Total ") && t.contains(" usage >= ") {
+                r.total_usage =
+                    t.split(" >= ").nth(1).map(|s| Printed::new(s.trim_end_matches(':')));
+                section = Section::Usage;
+                continue;
+            }
+            if t.starts_with("Program ") && t.contains(" requirement ") {
+                let size = t.rsplit(' ').next().unwrap_or("").trim_end_matches(':');
+                r.program_requirement = Some(Printed::new(size));
+                section = Section::Requirement;
+                continue;
+            }
+            if t.starts_with("Output size") {
+                continue;
+            }
+            if let Some((number, size)) = tpu_entry(t).or_else(|| gpu_entry(t).map(|k| (k, ""))) {
+                r.finish(entry.take(), &mut budget);
+                let mut e = Entry::new(number, n, entry_space.clone());
+                if !size.is_empty() {
+                    e.field("size", size);
+                }
+                entry = Some(e);
+                section = Section::Entries;
+                last_key.clear();
+                continue;
+            }
+            if t.starts_with("====") {
+                r.finish(entry.take(), &mut budget);
+                continue;
+            }
+            if let Some(e) = entry.as_mut() {
+                match t.split_once(':').filter(|(k, _)| is_key(k)) {
+                    Some((key, value)) if e.field(key, value) => {
+                        last_key = key.to_ascii_lowercase()
+                    }
+                    _ if matches!(last_key.as_str(), "xla label" | "operator") => {
+                        // A long label or operator wrapped onto the next line.
+                        let e = entry.as_mut().expect("an entry is open");
+                        let field =
+                            if last_key == "operator" { &mut e.operator } else { &mut e.label };
+                        if let Some(f) = field {
+                            f.push(' ');
+                            f.push_str(t);
+                        }
+                    }
+                    _ => r.problems.push(Problem {
+                        line: n,
+                        entry: Some(e.number),
+                        message: format!("entry {}: unreadable line: {t}", e.number),
+                    }),
+                }
+                continue;
+            }
+            match section {
+                Section::Usage | Section::Requirement => {
+                    if let Some(p) = part(t) {
+                        if p.name == "HLO temp" {
+                            r.hlo_temp = Some(hlo_temp(&p));
+                        }
+                        if section == Section::Usage {
+                            r.usage.push(p)
+                        } else {
+                            r.requirement.push(p)
+                        }
+                    }
+                }
+                Section::Stats => {
+                    if let Some((name, value)) = t.split_once(':') {
+                        let (size, note) = split_note(value.trim());
+                        r.stats.push(Part {
+                            name: name.trim().to_string(),
+                            size: Printed::new(size),
+                            note,
+                        });
+                    }
+                }
+                Section::Entries | Section::None => {}
+            }
+        }
+        r.finish(entry.take(), &mut budget);
+        r.add_up();
+        // An entry's shape is read when the entry closes, after its later lines.
+        r.problems.sort_by_key(|p| p.line);
+        r
+    }
+
+    /// `... memory space hbm. Used X of Y hbm. Exceeded hbm capacity by Z.`, and what
+    /// came before the message (an error code).
+    fn header(&mut self, before: &str, rest: &str) {
+        self.kind = Kind::Tpu;
+        let space: String =
+            rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        self.memory_space = (!space.is_empty()).then_some(space);
+        if let Some(used) = rest.split("Used ").nth(1) {
+            let mut words = used.split_whitespace();
+            self.used = words.next().map(Printed::new);
+            if words.next() == Some("of") {
+                self.capacity = words.next().map(Printed::new);
+            }
+        }
+        if let Some(by) = rest.split(" capacity by ").nth(1) {
+            self.exceeded =
+                by.split_whitespace().next().map(|s| Printed::new(s.trim_end_matches('.')));
+        }
+        // `E1000: ...` (or `RESOURCE_EXHAUSTED: E1000: ...`).
+        self.error_code = before
+            .split(|c: char| c == ':' || c.is_whitespace())
+            .find(|w| {
+                w.len() == 5 && w.starts_with('E') && w[1..].bytes().all(|b| b.is_ascii_digit())
+            })
+            .map(str::to_string)
+            .or(self.error_code.take());
+    }
+
+    /// Closes an entry: an entry without a readable size is a problem and left out; one
+    /// with a shape is recomputed.
+    fn finish(&mut self, entry: Option<Entry>, budget: &mut u64) {
+        let Some(mut e) = entry else { return };
+        let (line, number) = (e.line, e.number);
+        let problem = |message: String| Problem { line, entry: Some(number), message };
+        match &e.size {
+            Some(s) if s.bytes.is_some() => {}
+            Some(s) => {
+                let p = problem(format!(
+                    "entry {}: `{}` is not a size; entry left out",
+                    e.number, s.text
+                ));
+                self.problems.push(p);
+                return;
+            }
+            None => {
+                let p = problem(format!("entry {}: no size; entry left out", e.number));
+                self.problems.push(p);
+                return;
+            }
+        }
+        if let Err(why) = e.recompute(budget) {
+            let shape = e.shape.as_deref().map_or_else(String::new, |s| format!(" `{s}`"));
+            self.problems
+                .push(problem(format!("entry {}: shape{shape} not read: {why}", e.number)));
+        }
+        self.entries.push(e);
+    }
+
+    fn add_up(&mut self) {
+        let mut t = Totals { entries: self.entries.len(), ..Totals::default() };
+        for e in &self.entries {
+            if let Some(x) = &e.recomputed {
+                t.recomputed += 1;
+                t.sizes = t.sizes.plus(&x.sizes);
+                if x.agrees.all() {
+                    t.agreeing += 1;
+                }
+            }
+        }
+        t.padding_percent = percent(t.sizes.padding_bytes(), t.sizes.array_bytes);
+        t.utilization_percent = percent(t.sizes.logical_bytes, t.sizes.array_bytes);
+        self.totals = t;
+    }
+}
+
+/// `N. Size: X` -> (N, X).
+fn tpu_entry(t: &str) -> Option<(u64, &str)> {
+    let (number, rest) = t.split_once(". Size:")?;
+    Some((number.trim().parse().ok()?, rest.trim()))
+}
+
+/// `Buffer N:` -> N.
+fn gpu_entry(t: &str) -> Option<u64> {
+    t.strip_prefix("Buffer ")?.strip_suffix(':')?.trim().parse().ok()
+}
+
+/// Whether `k` reads as a field name: words of letters.
+fn is_key(k: &str) -> bool {
+    !k.is_empty() && k.len() < 40 && k.bytes().all(|b| b.is_ascii_alphabetic() || b == b' ')
+}
+
+/// `24.2% utilization` and other notes after a size: (size, note).
+fn split_note(t: &str) -> (&str, Option<String>) {
+    match t.split_once(' ') {
+        Some((size, note))
+            if !size.is_empty() && crate::hlo::units::parse_bytes(size).is_some() =>
+        {
+            (size, Some(note.trim().to_string()))
+        }
+        _ => (t, None),
+    }
+}
+
+/// `name   size (note)` of a breakdown.
+fn part(t: &str) -> Option<Part> {
+    // The name is every word before the first that reads as a size (or `unknown`).
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| crate::hlo::units::parse_bytes(w).is_some() || *w == "unknown")?;
+    if at == 0 {
+        return None;
+    }
+    let name = words[..at].join(" ");
+    let size_at = t.find(words[at]).unwrap_or(0);
+    let (size, note) = if words[at] == "unknown" {
+        (t[size_at..].trim(), None)
+    } else {
+        split_note(t[size_at..].trim())
+    };
+    Some(Part { name, size: Printed::new(size), note })
+}
+
+/// The `HLO temp` part's note read.
+fn hlo_temp(p: &Part) -> HloTemp {
+    let note = p.note.as_deref().unwrap_or("");
+    let inner = note.strip_prefix('(').and_then(|n| n.strip_suffix(')')).unwrap_or(note);
+    let utilization = inner.split_once("% utilization").map(|(u, _)| u.trim().to_string());
+    let between = |key: &str| -> Option<Printed> {
+        let rest = inner.split(key).nth(1)?.trim_start().strip_prefix('(')?;
+        Some(Printed::new(rest.split(')').next()?))
+    };
+    let unpadded = between("Unpadded");
+    let padded = between("Padded");
+    let fragmentation = inner
+        .split("% fragmentation")
+        .next()
+        .filter(|_| inner.contains("% fragmentation"))
+        .and_then(|f| f.rsplit([',', ' ']).find(|w| !w.is_empty()))
+        .map(str::to_string);
+    let fragmentation_size = between("fragmentation");
+    let (mut recomputed, mut agrees) = (None, None);
+    if let (Some(u), Some(d)) = (unpadded.as_ref(), padded.as_ref()) {
+        if let (Some(ub), Some(db), Some((ulo, uhi)), Some((dlo, dhi))) =
+            (u.bytes, d.bytes, u.range(), d.range())
+        {
+            recomputed = percent(ub, db);
+            // The printed sizes are rounded: the true percentage lies in this range.
+            let lo = (ulo as f64) / (dhi.max(1) as f64) * 100.0;
+            let hi = (uhi as f64) / (dlo.max(1) as f64) * 100.0;
+            agrees = utilization
+                .as_deref()
+                .and_then(|u| u.parse::<f64>().ok())
+                .map(|u| u + 0.05 >= lo - 1e-9 && u - 0.05 <= hi + 1e-9);
+        }
+    }
+    HloTemp {
+        size: p.size.clone(),
+        utilization,
+        unpadded,
+        padded,
+        fragmentation,
+        fragmentation_size,
+        utilization_recomputed: recomputed,
+        utilization_agrees: agrees,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_and_parts() {
+        assert_eq!(percent(1, 3).as_deref(), Some("33.3"));
+        assert_eq!(percent(2, 3).as_deref(), Some("66.7"));
+        assert_eq!(percent(u64::MAX, u64::MAX).as_deref(), Some("100.0"));
+        assert_eq!(percent(1, 0), None);
+        let p = part("HLO temp         41.19G (24.2% utilization, 0.7% fragmentation (293.84M))")
+            .unwrap();
+        assert_eq!((p.name.as_str(), p.size.text.as_str()), ("HLO temp", "41.19G"));
+        let h = hlo_temp(&p);
+        assert_eq!(
+            (h.utilization.as_deref(), h.fragmentation.as_deref()),
+            (Some("24.2"), Some("0.7"))
+        );
+        assert_eq!(h.fragmentation_size.unwrap().text, "293.84M");
+        assert_eq!((h.unpadded, h.utilization_agrees), (None, None));
+        let a = part("arguments       unknown size").unwrap();
+        assert_eq!(
+            (a.name.as_str(), a.size.text.as_str(), a.size.bytes),
+            ("arguments", "unknown size", None)
+        );
+        assert_eq!(part("2.0K alone"), None);
+    }
+}
