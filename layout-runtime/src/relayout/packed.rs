@@ -3,7 +3,7 @@
 //! row at a time, and element by element for the rest.
 
 use super::decompose::{Block, Inner, Mode};
-use super::kernel::{split_repeat, walk, Ctx, Kernels, Transpose};
+use super::kernel::{split_repeat, walk, Ctx, Kernels, Rep, Transpose};
 
 /// Packed elements of `B` ∈ {1, 2, 4} bits: none crosses a byte. `B` is a constant so that
 /// every division by the elements per byte is a shift.
@@ -77,13 +77,14 @@ impl<const B: usize> Packed<B> {
     /// `t` and its `rep` copies when every row starts on a byte and a group of `x`
     /// elements (`c == x`) is whole bytes: rows move a byte (`8/B` elements) at a time.
     #[inline]
-    fn spread(self, src: &[u8], dst: &mut [u8], t: Transpose, rep: Mode, ctx: Ctx) {
+    fn spread(self, src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, ctx: Ctx) {
         let g = self.per_byte();
         // The same move in bytes: `x` rows of `y / g` bytes, `g · x·B/8` output bytes per
         // source byte.
         let w = g * (t.x * B / 8);
         let tb = Transpose { s: t.s / g, a: t.a / g, d: t.d / g, c: w, x: t.x, y: t.y / g };
-        let rb = Mode { extent: rep.extent, src: rep.src / g, dst: rep.dst / g };
+        let bytes = |m: Mode| Mode { extent: m.extent, src: m.src / g, dst: m.dst / g };
+        let rb = Rep { tiles: bytes(rep.tiles), groups: bytes(rep.groups) };
         if !((B, t.x) == (4, 8) && simd_nibbles8(src, dst, tb, rb, ctx)) {
             for p in tb.repeat(rb) {
                 match (B, t.x) {
@@ -107,7 +108,7 @@ impl<const B: usize> Packed<B> {
 /// The `(8,1)` regrouping of 4-bit elements (`t` in bytes) by the plan's SIMD kernels;
 /// `false` when it has none.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-fn simd_nibbles8(src: &[u8], dst: &mut [u8], t: Transpose, rep: Mode, ctx: Ctx) -> bool {
+fn simd_nibbles8(src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, ctx: Ctx) -> bool {
     use super::cpu::Level;
     use super::simd::groups::Nibbles8;
     use super::simd::{avx2, sse2};
@@ -120,7 +121,7 @@ fn simd_nibbles8(src: &[u8], dst: &mut [u8], t: Transpose, rep: Mode, ctx: Ctx) 
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-fn simd_nibbles8(_: &[u8], _: &mut [u8], _: Transpose, _: Mode, _: Ctx) -> bool {
+fn simd_nibbles8(_: &[u8], _: &mut [u8], _: Transpose, _: Rep, _: Ctx) -> bool {
     false
 }
 
@@ -152,8 +153,8 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
                     && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0);
                 let t = Transpose { s: 0, a, d: 0, c, x, y };
                 if whole {
-                    let (outer, rep) = split_repeat(&b.outer);
-                    walk(outer, b.src, d0, &mut |s, d| {
+                    let (outer, rep) = split_repeat(&b.outer, x * y);
+                    walk(&outer, b.src, d0, &mut |s, d| {
                         self.spread(src, dst, Transpose { s, d, ..t }, rep, ctx);
                     });
                 } else {

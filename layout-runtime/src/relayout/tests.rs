@@ -56,23 +56,32 @@ fn placed(len: usize, offset: usize, fill: u8) -> (Vec<u8>, usize) {
 /// Runs `p` on noise over a dirty destination and compares with the reference: at every
 /// SIMD level this machine runs, with plain and with streaming stores, into destinations
 /// on a cache line, on 32 and 16 bytes past one (the two non-temporal store widths), and
-/// one byte off any alignment, on one thread and on all.
+/// one byte off any alignment, from sources with other offsets, on one thread and on all.
 fn check(p: &RelayoutPlan) {
     let src = noise(p.src_len(), p.src_len() as u64 + 7);
     let want = reference(p, &src);
+    let sources: Vec<(Vec<u8>, usize)> = [0, 48, 32, 3]
+        .iter()
+        .map(|&offset| {
+            let (mut buf, at) = placed(p.src_len(), offset, 0);
+            buf[at..at + p.src_len()].copy_from_slice(&src);
+            (buf, at)
+        })
+        .collect();
     for simd in Simd::supported() {
         for stream_min in [usize::MAX, 0] {
             let p = p.clone().with_simd(simd).with_stream_min(stream_min);
-            for offset in [0, 16, 32, 1] {
+            for (offset, (sbuf, sat)) in [0, 16, 32, 1].into_iter().zip(&sources) {
+                let src = &sbuf[*sat..*sat + p.src_len()];
                 let what = format!("{simd:?}, stream_min {stream_min}, offset {offset}");
                 let (mut buf, at) = placed(p.dst_len(), offset, 0xA5);
-                p.run(&src, &mut buf[at..at + p.dst_len()]).unwrap();
+                p.run(src, &mut buf[at..at + p.dst_len()]).unwrap();
                 assert_eq!(buf[at..at + p.dst_len()], want[..], "{what}");
                 assert!(buf[..at].iter().chain(&buf[at + p.dst_len()..]).all(|&b| b == 0xA5));
                 #[cfg(feature = "rayon")]
                 {
                     let (mut buf, at) = placed(p.dst_len(), offset, 0x5A);
-                    p.run_parallel(&src, &mut buf[at..at + p.dst_len()]).unwrap();
+                    p.run_parallel(src, &mut buf[at..at + p.dst_len()]).unwrap();
                     assert_eq!(buf[at..at + p.dst_len()], want[..], "parallel, {what}");
                     let outside = buf[..at].iter().chain(&buf[at + p.dst_len()..]);
                     assert!(outside.clone().all(|&b| b == 0x5A));

@@ -12,8 +12,7 @@ use core::ops::{BitOr, Shl, Shr};
 
 use core::mem::size_of;
 
-use super::decompose::Mode;
-use super::kernel::{Ctx, Elem, Transpose};
+use super::kernel::{Ctx, Elem, Rep, Transpose};
 
 /// Bytes of interleaved output built on the stack before being streamed out.
 const SCRATCH: usize = 512;
@@ -205,7 +204,7 @@ fn rows_mut<T: Elem, U: bytemuck::Pod, const K: usize>(
 
 /// `dst[d + j·x + r] = src[s + r·a + j]`: `t.x` rows into groups (`t.c == t.x`), for `t`
 /// and its `rep` copies.
-pub(super) fn interleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Mode, ctx: Ctx) {
+pub(super) fn interleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Rep, ctx: Ctx) {
     if simd::run(Dir::Interleave, src, dst, t, rep, ctx) {
         return;
     }
@@ -218,7 +217,7 @@ pub(super) fn interleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: M
 
 /// `dst[d + r·c + j] = src[s + j·y + r]`: groups into `t.y` rows (`t.a == t.y`), for `t`
 /// and its `rep` copies.
-pub(super) fn deinterleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Mode, ctx: Ctx) {
+pub(super) fn deinterleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Rep, ctx: Ctx) {
     if simd::run(Dir::Deinterleave, src, dst, t, rep, ctx) {
         return;
     }
@@ -245,8 +244,7 @@ mod simd {
     use core::mem::size_of;
 
     use super::super::cpu::Level;
-    use super::super::decompose::Mode;
-    use super::super::kernel::{Ctx, Elem, Transpose};
+    use super::super::kernel::{Ctx, Elem, Rep, Transpose};
     use super::super::simd::groups::{U16x2, U8x4};
     use super::super::simd::{avx2, sse2};
     use super::Dir;
@@ -256,7 +254,7 @@ mod simd {
         src: &[T],
         dst: &mut [T],
         t: Transpose,
-        rep: Mode,
+        rep: Rep,
         ctx: Ctx,
     ) -> bool {
         // Views of the same elements: bytes (the group kernels take bytes, with `t` in
@@ -297,11 +295,10 @@ mod simd {
 /// Without SSE2 there are no SIMD kernels.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 mod simd {
-    use super::super::decompose::Mode;
-    use super::super::kernel::{Ctx, Transpose};
+    use super::super::kernel::{Ctx, Rep, Transpose};
     use super::Dir;
 
-    pub(super) fn run<T>(_: Dir, _: &[T], _: &mut [T], _: Transpose, _: Mode, _: Ctx) -> bool {
+    pub(super) fn run<T>(_: Dir, _: &[T], _: &mut [T], _: Transpose, _: Rep, _: Ctx) -> bool {
         false
     }
 }

@@ -17,8 +17,7 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi32, _mm_unpacklo_epi8,
 };
 
-use super::super::decompose::Mode;
-use super::super::kernel::Transpose;
+use super::super::kernel::{Rep, Transpose};
 use super::put16;
 
 /// Writes one tile's output `out`, `y` columns of `w` bytes, running `body` with `col`,
@@ -221,7 +220,7 @@ pub(super) unsafe fn run<V: Vector, G: Group>(
     src: &[u8],
     dst: &mut [u8],
     t: Transpose,
-    rep: Mode,
+    rep: Rep,
     stream: bool,
     lower: impl Fn(&[u8], &mut [u8], Transpose, bool),
 ) {

@@ -10,8 +10,7 @@ use core::arch::x86_64::{
     _mm_unpackhi_epi64, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
 };
 
-use super::super::decompose::Mode;
-use super::super::kernel::Transpose;
+use super::super::kernel::{Rep, Transpose};
 use super::groups::{self, Group};
 use super::{pair_rows, prefetch};
 
@@ -85,7 +84,7 @@ pub(in super::super) fn groups<G: Group>(
     src: &[u8],
     dst: &mut [u8],
     t: Transpose,
-    rep: Mode,
+    rep: Rep,
     stream: bool,
 ) {
     let lower = |s: &[u8], d: &mut [u8], p: Transpose, _| G::scalar(s, d, p);
@@ -104,7 +103,7 @@ pub(in super::super) fn deinterleave_u16x2(
     src: &[[u8; 2]],
     dst: &mut [[u8; 2]],
     t: Transpose,
-    rep: Mode,
+    rep: Rep,
 ) {
     let n = t.x - t.x % 8;
     for p in t.repeat(rep) {
