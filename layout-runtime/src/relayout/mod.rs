@@ -7,18 +7,23 @@
 //! common ones, and loops contiguous on both sides merge. The destination is walked in
 //! memory order; contiguous runs move with `copy_from_slice`, small inner transposes (the
 //! `(2,1)` row pairs of bf16, the `(4,1)` quads of 8-bit types, the `(8,1)` nibble groups of
-//! int4) with fixed-size interleaving kernels, larger ones in 4×4 or 8×8 tiles. Each
-//! dimension's range is cut into whole tiles and the partial tile at its edge, so no element
-//! pays a branch for the edge. Layouts that do not decompose that way go through a general
-//! element-by-element path that is exact for every valid layout.
+//! int4) with fixed-size interleaving kernels (`weave`, `packed`), larger ones in tiles
+//! (`kernel`). Each dimension's range is cut into whole tiles and the partial tile at its
+//! edge, so no element pays a branch for the edge. Layouts that do not decompose that way
+//! go through a general element-by-element path that is exact for every valid layout.
 //!
-//! Memory traffic decides the speed, and four choices shape it: each block's loops run in
-//! destination or source order, whichever keeps fewer streams open; on x86_64, SIMD kernels
-//! (`simd`: SSE2 everywhere, AVX2 where the CPU has it, found once per plan, `cpu`) do the
-//! shuffles the compiler leaves scalar; large transposes take as many source rows at a time
-//! as the first-level cache holds; and destinations larger than half the last-level cache
-//! are written with non-temporal stores, which skip reading each destination line first.
-//! `cpu` reads the cache sizes (CPUID) once per process.
+//! Memory traffic decides the speed, and these choices shape it:
+//! - each block's loops run in destination or source order, whichever keeps fewer streams
+//!   open (`decompose`); the transpose kernels run the innermost loop themselves, and write
+//!   two row groups of a tile in one piece (`kernel::split_repeat`);
+//! - on x86_64, SIMD kernels (`simd`) do the shuffles the compiler leaves scalar: SSE2
+//!   everywhere, AVX2 where the CPU has it, found once per plan (`cpu`);
+//! - large transposes take as many source rows at a time as a quarter of the first-level
+//!   cache holds lines, and start their tiles on source and destination cache lines;
+//! - destinations of at least half the last-level cache are written with non-temporal
+//!   stores, which skip reading each destination line first; `cpu` reads the cache sizes
+//!   (CPUID) once per process;
+//! - `run_parallel` cuts each large block along the destination on cache-line boundaries.
 
 mod cpu;
 mod decompose;
@@ -424,9 +429,13 @@ impl RelayoutPlan {
         Ok(())
     }
 
-    /// [`RelayoutPlan::run`] on every core, with rayon (feature `rayon`). The destination is
-    /// cut into parts along the outermost loop of each large block, so threads write disjoint
-    /// slices; small blocks and the general path run on the calling thread.
+    /// [`RelayoutPlan::run`] on every core, with rayon (feature `rayon`). Each large block
+    /// (the copy of every kernel, transposes and sub-byte regroupings included, and the
+    /// padding) is cut along its destination into about four parts per thread: along its
+    /// outermost loop, or, for a block without one, along its destination rows or runs.
+    /// Threads write disjoint slices, each starting on a cache line where the buffer's
+    /// address allows (so no two share a line). Small blocks and the general path run on
+    /// the calling thread.
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan};
