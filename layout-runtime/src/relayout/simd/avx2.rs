@@ -223,3 +223,42 @@ unsafe fn deinterleave_u16x2_imp(src: &[[u8; 2]], dst: &mut [[u8; 2]], t: Transp
         sse2::deinterleave_u16x2(src, dst, p.part(n, 0, p.x - n, 2), ONCE);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::*;
+
+    /// The boundary of the pointer loads and stores: tiles that end exactly at the end of
+    /// both buffers (no slack after them), with and without edges, in buffers that start
+    /// anywhere; and a transpose whose last element would lie past the end, refused
+    /// whole rather than read.
+    #[test]
+    fn transpose8_stays_inside_both_buffers() {
+        let Some(avx) = Avx2::new() else { return }; // nothing to test without AVX2
+        for (x, y) in [(16, 8), (32, 16), (48, 40), (17, 9), (16, 7)] {
+            let src: Vec<E4> = (0..x * y).map(|k| (k as u32).to_le_bytes()).collect();
+            let mut dst = vec![[0u8; 4]; x * y];
+            let t = Transpose { s: 0, a: y, d: 0, c: x, x, y };
+            for stream in [false, true] {
+                for e in transpose8(avx, &src, &mut dst, t, 128, stream) {
+                    e.scalar(&src, &mut dst);
+                }
+                for i in 0..x {
+                    for j in 0..y {
+                        assert_eq!(dst[i + j * x], src[i * y + j], "{x}x{y} at ({i}, {j})");
+                    }
+                }
+            }
+        }
+        let src = vec![[1u8; 4]; 16 * 8 - 1];
+        let mut dst = vec![[0u8; 4]; 16 * 8];
+        let t = Transpose { s: 0, a: 8, d: 0, c: 16, x: 16, y: 8 };
+        // SAFETY: the implementation needs AVX2, which `avx` proves the CPU runs.
+        let edges = unsafe { transpose8_imp(&src, &mut dst, t, (128, false)) };
+        assert_eq!(edges[0], t); // all of it left to the checked edge code
+        assert!(dst.iter().all(|&e| e == [0; 4]));
+    }
+}

@@ -125,3 +125,28 @@ pub(in super::super) fn deinterleave_u16x2(
         p.part(n, 0, p.x - n, 2).scalar(src, dst);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::*;
+
+    /// The boundary of the transpose's prefetch: it asks for the line one 64-byte step
+    /// ahead in each source row, and must not form a reference past the source's end (the
+    /// last tiles of a buffer whose rows end there).
+    #[test]
+    fn transpose4_prefetches_only_inside_the_source() {
+        for (x, y) in [(4, 16), (4, 20), (8, 33), (5, 4)] {
+            let src: Vec<E4> = (0..x * y).map(|k| (k as u32).to_le_bytes()).collect();
+            let mut dst = vec![[0u8; 4]; x * y];
+            transpose4(&src, &mut dst, Transpose { s: 0, a: y, d: 0, c: x, x, y }, 128);
+            for i in 0..x {
+                for j in 0..y {
+                    assert_eq!(dst[i + j * x], src[i * y + j], "{x}x{y} at ({i}, {j})");
+                }
+            }
+        }
+    }
+}
