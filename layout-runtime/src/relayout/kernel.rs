@@ -1,13 +1,16 @@
 //! The loops that move whole elements: kernels over `T` (`[u8; E]`, so any buffer alignment
 //! works and each move is one fixed-size load and store, or the integer of that width when
 //! the buffers are aligned for it). Packed sub-byte elements are in `packed`, the row-group
-//! interleaves in `weave`.
+//! interleaves in `weave`, the SIMD kernels in `simd`; this module picks among them by the
+//! plan's [`Level`].
 //!
 //! Every index is checked by the slice operations themselves; the blocks were built so that
 //! none fails, and a failure would be a panic, never a stray write.
 
+use super::cpu::Level;
 use super::decompose::{Block, Inner, Mode};
 use super::weave;
+use alloc::vec::Vec;
 
 /// Calls `f(src, dst)` for every position of the outer loops.
 #[inline]
@@ -65,15 +68,19 @@ macro_rules! elem {
 }
 elem!(1 => u8, 2 => u16, 4 => u32, 8 => u64, 16 => u128);
 
-/// How kernels store finished contiguous output: plain stores, or non-temporal ones (large
-/// destinations on x86_64) that skip reading each destination line into the cache first.
+/// What the kernels of a run may use: the SIMD level, whether to write contiguous output
+/// with non-temporal stores (large destinations: they skip reading each destination line
+/// into the cache first), and how many source rows a large transpose takes at a time.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Sink {
+pub(super) struct Ctx {
+    #[cfg_attr(not(all(target_arch = "x86_64", target_feature = "sse2")), allow(dead_code))]
+    pub level: Level,
     pub stream: bool,
+    pub rows: usize,
 }
 
-impl Sink {
-    /// `dst.copy_from_slice(src)`, streamed when the sink says so.
+impl Ctx {
+    /// `dst.copy_from_slice(src)`, streamed when the context says so.
     #[inline(always)]
     pub(super) fn put(self, dst: &mut [u8], src: &[u8]) {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -129,24 +136,44 @@ impl Transpose {
         self.each(|s, d| dst[d] = src[s]);
     }
 
-    /// Moves the whole `B`×`B` tiles with `tile(src, dst, part, j0)` (`j0`: the part's first
-    /// source column), a row of tiles at a time, and the right and bottom edges element by
-    /// element.
+    /// The copies of this transpose `rep` says, in its order.
     #[inline(always)]
-    pub(super) fn tiles<T: Copy, const B: usize>(
+    pub(super) fn repeat(self, rep: Rep) -> impl Iterator<Item = Transpose> {
+        let (t, g) = (rep.tiles, rep.groups);
+        (0..t.extent).flat_map(move |k| {
+            (0..g.extent).map(move |j| Transpose {
+                s: self.s + k * t.src + j * g.src,
+                d: self.d + k * t.dst + j * g.dst,
+                ..self
+            })
+        })
+    }
+
+    /// Moves the whole tiles of `BX` source rows by `BY` columns with `tile(src, dst, part,
+    /// j0)` (`j0`: the part's first source column): `rows` source rows at a time (so their
+    /// lines stay cached while the tiles use them column by column), and within those a
+    /// destination row of tiles after another. Returns the right edge (the last `x % BX`
+    /// rows) and the bottom edge (the last `y % BY` columns of the others), left for the
+    /// caller.
+    #[inline(always)]
+    pub(super) fn tiles<T: Copy, const BX: usize, const BY: usize>(
         self,
         src: &[T],
         dst: &mut [T],
+        rows: usize,
         mut tile: impl FnMut(&[T], &mut [T], Transpose, usize),
-    ) {
-        let (xb, yb) = (self.x - self.x % B, self.y - self.y % B);
-        for j0 in (0..yb).step_by(B) {
-            for i0 in (0..xb).step_by(B) {
-                tile(src, dst, self.part(i0, j0, B, B), j0);
+    ) -> [Transpose; 2] {
+        let (xb, yb) = (self.x - self.x % BX, self.y - self.y % BY);
+        let step = rows.max(BX) / BX * BX;
+        for lo in (0..xb).step_by(step) {
+            let hi = (lo + step).min(xb);
+            for j0 in (0..yb).step_by(BY) {
+                for i0 in (lo..hi).step_by(BX) {
+                    tile(src, dst, self.part(i0, j0, BX, BY), j0);
+                }
             }
-            self.part(xb, j0, self.x - xb, B).scalar(src, dst);
         }
-        self.part(0, yb, self.x, self.y - yb).scalar(src, dst);
+        [self.part(xb, 0, self.x - xb, self.y), self.part(0, yb, xb, self.y - yb)]
     }
 }
 
@@ -157,13 +184,50 @@ pub(super) trait Kernels<T>: Copy + Sync {
 
     /// Copies one block; destination offsets are relative to `dst_origin` (the start of
     /// `dst` in the whole buffer, when a thread owns a part of it).
-    fn copy_block(self, src: &[T], dst: &mut [T], b: &Block, dst_origin: usize, sink: Sink);
+    fn copy_block(self, src: &[T], dst: &mut [T], b: &Block, dst_origin: usize, ctx: Ctx);
 
-    /// Writes zero over one block of the destination.
-    fn zero_block(self, dst: &mut [T], b: &Block);
+    /// Writes zero over one block of the destination (offsets relative to `dst_origin`).
+    fn zero_block(self, dst: &mut [T], b: &Block, dst_origin: usize);
 
     /// Writes zero over the elements from `from` to the end of `dst`.
     fn zero_tail(self, dst: &mut [T], from: usize);
+}
+
+/// The loops a transpose kernel runs itself: `tiles` copies, each of `groups` tiles (in
+/// that order, tiles outer).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rep {
+    pub tiles: Mode,
+    pub groups: Mode,
+}
+
+/// One tile.
+pub(super) const ONCE: Rep =
+    Rep { tiles: Mode { extent: 1, src: 0, dst: 0 }, groups: Mode { extent: 1, src: 0, dst: 0 } };
+
+/// Row groups a transpose kernel writes in one piece per tile (see [`split_repeat`]).
+/// Measured on the `(4,1)` case (fraction of a streamed copy, misaligned destination):
+/// 1: 0.6, 2: 0.9, 4: 0.7-0.9, 8: 0.5; more groups read more source rows at once.
+const GROUPS: usize = 2;
+
+/// A transpose block's outer loops as the kernel runs them: the loops left to walk, and
+/// the kernel's own. The innermost loop always runs in the kernel (a call moves a row of
+/// small tiles rather than one). When the loop outside it steps to where a tile's output
+/// ends (`chunk` elements: the row groups of a tile, walked in source order), it is cut
+/// into runs of [`GROUPS`] that the kernel does tile by tile: their output is one piece,
+/// so the cache line between two groups is written whole (streamed stores of part of a
+/// line, completed much later, go to memory as partial writes).
+pub(super) fn split_repeat(outer: &[Mode], chunk: usize) -> (Vec<Mode>, Rep) {
+    let mut walk = outer.to_vec();
+    let Some(tiles) = walk.pop() else { return (walk, ONCE) };
+    let mut rep = Rep { tiles, groups: ONCE.groups };
+    if let Some(m) = walk.last_mut() {
+        if m.dst == chunk && tiles.dst != chunk && m.extent % GROUPS == 0 {
+            rep.groups = Mode { extent: GROUPS, ..*m };
+            *m = Mode { extent: m.extent / GROUPS, src: m.src * GROUPS, dst: m.dst * GROUPS };
+        }
+    }
+    (walk, rep)
 }
 
 /// The kernels of whole elements (`T`: see [`Elem`]).
@@ -173,13 +237,13 @@ pub(super) struct Whole;
 impl<T: Elem> Kernels<T> for Whole {
     const PER_ITEM: usize = 1;
 
-    fn copy_block(self, src: &[T], dst: &mut [T], b: &Block, dst_origin: usize, sink: Sink) {
+    fn copy_block(self, src: &[T], dst: &mut [T], b: &Block, dst_origin: usize, ctx: Ctx) {
         let d0 = b.dst - dst_origin;
         // One loop nest per kernel: the choice is made once per block, not per position.
         match b.inner {
             Inner::Point => walk(&b.outer, b.src, d0, &mut |s, d| dst[d] = src[s]),
             Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| {
-                sink.put(
+                ctx.put(
                     bytemuck::cast_slice_mut(&mut dst[d..d + n]),
                     bytemuck::cast_slice(&src[s..s + n]),
                 );
@@ -192,16 +256,17 @@ impl<T: Elem> Kernels<T> for Whole {
             Inner::Transpose { x, a, y, c } => {
                 let t = Transpose { s: 0, a, d: 0, c, x, y };
                 let kind = TransposeKernel::pick::<T>(t);
-                walk(&b.outer, b.src, d0, &mut |s, d| {
-                    kind.run(src, dst, Transpose { s, d, ..t }, sink);
+                let (outer, rep) = split_repeat(&b.outer, x * y);
+                walk(&outer, b.src, d0, &mut |s, d| {
+                    kind.run(src, dst, Transpose { s, d, ..t }, rep, ctx);
                 });
             }
         }
     }
 
-    fn zero_block(self, dst: &mut [T], b: &Block) {
+    fn zero_block(self, dst: &mut [T], b: &Block, dst_origin: usize) {
         let zero = T::zeroed();
-        walk(&b.outer, 0, b.dst, &mut |_, d| match b.inner {
+        walk(&b.outer, 0, b.dst - dst_origin, &mut |_, d| match b.inner {
             Inner::Point => dst[d] = zero,
             Inner::Run(n) => dst[d..d + n].fill(zero),
             Inner::Strided { n, dst: ds, .. } => {
@@ -246,30 +311,56 @@ impl TransposeKernel {
     }
 
     #[inline(always)]
-    fn run<T: Elem>(self, src: &[T], dst: &mut [T], t: Transpose, sink: Sink) {
+    fn run<T: Elem>(self, src: &[T], dst: &mut [T], t: Transpose, rep: Rep, ctx: Ctx) {
         match self {
-            TransposeKernel::Interleave => weave::interleave(src, dst, t, sink),
-            TransposeKernel::Deinterleave => weave::deinterleave(src, dst, t),
+            TransposeKernel::Interleave => weave::interleave(src, dst, t, rep, ctx),
+            TransposeKernel::Deinterleave => weave::deinterleave(src, dst, t, rep, ctx),
             TransposeKernel::Blocked => {
-                // Only 4-byte elements: the cast would also accept larger ones, as pairs.
-                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                if let (4, Ok(src), Ok(dst)) = (
-                    core::mem::size_of::<T>(),
-                    bytemuck::try_cast_slice::<T, [u8; 4]>(src),
-                    bytemuck::try_cast_slice_mut::<T, [u8; 4]>(dst),
-                ) {
-                    return super::simd::transpose4(src, dst, t);
+                for t in t.repeat(rep) {
+                    transpose(src, dst, t, ctx);
                 }
-                blocked::<T, 8>(src, dst, t);
             }
         }
     }
 }
 
+/// A transpose of any size: the SIMD kernels for 4-byte elements, tiles of `8`×`8` through
+/// integers otherwise; both leave their edges to narrower kernels, the last to `scalar`.
+fn transpose<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, ctx: Ctx) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    // Only 4-byte elements: the cast would also accept larger ones, as pairs.
+    if let (4, Ok(src), Ok(dst)) = (
+        core::mem::size_of::<T>(),
+        bytemuck::try_cast_slice::<T, [u8; 4]>(src),
+        bytemuck::try_cast_slice_mut::<T, [u8; 4]>(dst),
+    ) {
+        use super::simd::{avx2, sse2};
+        match ctx.level {
+            Level::Avx2(avx) => {
+                for e in avx2::transpose8(avx, src, dst, t, ctx.rows, ctx.stream) {
+                    sse2::transpose4(src, dst, e, ctx.rows);
+                }
+                return;
+            }
+            Level::Sse2 => return sse2::transpose4(src, dst, t, ctx.rows),
+            Level::Portable => {}
+        }
+    }
+    for e in blocked::<T, 8>(src, dst, t, ctx.rows) {
+        e.scalar(src, dst);
+    }
+}
+
 /// A general transpose in `B`×`B` tiles: a tile is read as `B` short source rows and
 /// written as `B` short destination rows, so both sides touch `B` cache lines at a time.
-fn blocked<T: Elem, const B: usize>(src: &[T], dst: &mut [T], t: Transpose) {
-    t.tiles::<T, B>(src, dst, |src, dst, p, _| {
+/// Returns the edges (see [`Transpose::tiles`]).
+fn blocked<T: Elem, const B: usize>(
+    src: &[T],
+    dst: &mut [T],
+    t: Transpose,
+    rows: usize,
+) -> [Transpose; 2] {
+    t.tiles::<T, B, B>(src, dst, rows, |src, dst, p, _| {
         let tile: [[T::Int; B]; B] = core::array::from_fn(|i| {
             let row: &[T; B] = src[p.s + i * p.a..][..B].try_into().expect("B");
             row.map(T::int)
@@ -280,5 +371,5 @@ fn blocked<T: Elem, const B: usize>(src: &[T], dst: &mut [T], t: Transpose) {
                 *o = T::from_int(tile[i][j]);
             }
         }
-    });
+    })
 }

@@ -7,20 +7,32 @@
 //! common ones, and loops contiguous on both sides merge. The destination is walked in
 //! memory order; contiguous runs move with `copy_from_slice`, small inner transposes (the
 //! `(2,1)` row pairs of bf16, the `(4,1)` quads of 8-bit types, the `(8,1)` nibble groups of
-//! int4) with fixed-size interleaving kernels, larger ones in 4×4 or 8×8 tiles. Each
-//! dimension's range is cut into whole tiles and the partial tile at its edge, so no element
-//! pays a branch for the edge. Layouts that do not decompose that way go through a general
-//! element-by-element path that is exact for every valid layout.
+//! int4) with fixed-size interleaving kernels (`weave`, `packed`), larger ones in tiles
+//! (`kernel`). Each dimension's range is cut into whole tiles and the partial tile at its
+//! edge, so no element pays a branch for the edge. Layouts that do not decompose that way
+//! go through a general element-by-element path that is exact for every valid layout.
 //!
-//! Memory traffic decides the speed, and three measured choices shape it: each block's
-//! loops run in destination or source order, whichever keeps fewer streams open; on x86_64,
-//! SSE2 kernels (`simd`) do the shuffles the compiler leaves scalar; and large destinations
-//! are written with non-temporal stores, which skip reading each destination line first.
+//! Memory traffic decides the speed, and these choices shape it:
+//! - each block's loops run in destination or source order, whichever keeps fewer streams
+//!   open (`decompose`); the transpose kernels run the innermost loop themselves, and write
+//!   two row groups of a tile in one piece (`kernel::split_repeat`);
+//! - on x86_64, SIMD kernels (`simd`) do the shuffles the compiler leaves scalar: SSE2
+//!   everywhere, AVX2 where the CPU has it, found once per plan (`cpu`);
+//! - large transposes take as many source rows at a time as a quarter of the first-level
+//!   cache holds lines, and start their tiles on source and destination cache lines;
+//! - destinations of at least half the last-level cache are written with non-temporal
+//!   stores, which skip reading each destination line first; `cpu` reads the cache sizes
+//!   (CPUID) once per process;
+//! - `run_parallel` cuts each large block along the destination on cache-line boundaries
+//!   (`parallel`).
 
+mod cpu;
 mod decompose;
 mod general;
 mod kernel;
 mod packed;
+#[cfg(feature = "rayon")]
+mod parallel;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod simd;
 mod weave;
@@ -28,13 +40,11 @@ mod weave;
 use alloc::format;
 use alloc::vec::Vec;
 
+pub use cpu::Simd;
+use cpu::{Caches, Level};
 use decompose::Block;
-use kernel::{Kernels, Sink, Whole};
+use kernel::{Ctx, Kernels, Whole};
 use packed::Packed;
-
-/// Destinations at least this large are written with non-temporal stores where the target
-/// has them: far larger than the caches, so the lines would be evicted unread anyway.
-const STREAM_MIN_BYTES: usize = 16 << 20;
 
 use crate::{ArrayShape, Error, ErrorKind, Plan, Shape};
 
@@ -82,8 +92,21 @@ enum Engine {
 /// Speed: pairs whose tilings nest (every tile size a power of two, or one side untiled, and
 /// no `*`) with equal storage widths of whole bytes or 1, 2 or 4 bits take the strided path,
 /// at about the speed of a memory copy (BENCHMARKS.md has the figures); everything else
-/// takes an exact element-by-element path. Destinations of 16 MiB or more are written with
-/// non-temporal stores on x86_64, so they are not left in the cache.
+/// takes an exact element-by-element path. What the machine offers is found when the plan
+/// is built, and can be overridden:
+///
+/// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX2 where
+///   `is_x86_feature_detected!` finds it, else SSE2 on x86_64, else portable code), or a
+///   lower one from the environment variable `XLAYOUT_SIMD` (`portable`, `sse2`, `avx2`) or
+///   [`RelayoutPlan::with_simd`].
+/// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least half the
+///   last-level cache, whose size CPUID gives (32 MiB assumed where it does not), so the
+///   destination is not read into the cache before being overwritten and does not push out
+///   everything else; the environment variable `XLAYOUT_STREAM_MIN` (bytes) or
+///   [`RelayoutPlan::with_stream_min`] sets another threshold.
+/// - Large transposes take as many source rows at a time as a quarter of the first-level
+///   data cache holds lines (CPUID again; 32 KiB assumed), so each line is read from memory
+///   once.
 ///
 /// The tiled-layout document's example: row-major `f32[3,5]` to `{1,0:T(2,2)}`.
 ///
@@ -107,8 +130,12 @@ pub struct RelayoutPlan {
     from: Plan,
     to: Plan,
     engine: Engine,
-    /// Destinations this large or larger are streamed (tests lower it to reach that path).
+    /// The SIMD kernels this plan runs.
+    level: Level,
+    /// Destinations this large or larger are written with non-temporal stores.
     stream_min: usize,
+    /// Source rows a large transpose takes at a time.
+    rows: usize,
 }
 
 fn shape_error(kind: ErrorKind, message: alloc::string::String) -> Error {
@@ -166,7 +193,85 @@ impl RelayoutPlan {
             }
         }
         let engine = Self::engine(&from, &to);
-        Ok(RelayoutPlan { from, to, engine, stream_min: STREAM_MIN_BYTES })
+        // `for_plans` never names a level the machine does not run.
+        let level = Level::new(Simd::for_plans()).unwrap_or(Level::Portable);
+        let (stream_min, rows) = (Caches::stream_min(), Caches::get().transpose_rows());
+        Ok(RelayoutPlan { from, to, engine, level, stream_min, rows })
+    }
+
+    /// This plan with the SIMD kernels of `simd`, or of the best level below it that this
+    /// machine runs ([`Simd::supported`]); [`RelayoutPlan::simd`] says which. The result is
+    /// the same at every level, only the speed differs.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan, Simd};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("u8[4,64]{1,0}"), &a("u8[4,64]{1,0:T(4,64)(4,1)}"))?;
+    /// let src: Vec<u8> = (0..=255).collect();
+    /// let mut want = vec![0; 256];
+    /// plan.clone().with_simd(Simd::Portable).run(&src, &mut want)?;
+    /// for simd in Simd::supported() {
+    ///     let plan = plan.clone().with_simd(simd);
+    ///     assert_eq!(plan.simd(), simd);
+    ///     let mut dst = vec![0; 256];
+    ///     plan.run(&src, &mut dst)?;
+    ///     assert_eq!(dst, want);
+    /// }
+    /// assert_eq!(&want[..8], &[0, 64, 128, 192, 1, 65, 129, 193]);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn with_simd(mut self, simd: Simd) -> RelayoutPlan {
+        let best = Simd::supported().filter(|&l| l <= simd).last().unwrap_or(Simd::Portable);
+        self.level = Level::new(best).unwrap_or(Level::Portable);
+        self
+    }
+
+    /// The SIMD level this plan's kernels use.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan, Simd};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("f32[8,8]{1,0}"), &a("f32[8,8]{0,1}"))?;
+    /// assert!(plan.simd().is_supported());
+    /// assert_eq!(plan.with_simd(Simd::Portable).simd(), Simd::Portable);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn simd(&self) -> Simd {
+        self.level.simd()
+    }
+
+    /// This plan with non-temporal stores for destinations of `bytes` or more (`0`: always,
+    /// `usize::MAX`: never), where the SIMD level has them (not [`Simd::Portable`]).
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("f32[64,64]{1,0}"), &a("f32[64,64]{1,0:T(8,128)}"))?;
+    /// let streamed = plan.clone().with_stream_min(0);
+    /// assert_eq!(streamed.stream_min(), 0);
+    /// let src = vec![7u8; plan.src_len()];
+    /// let (mut a, mut b) = (vec![0; plan.dst_len()], vec![0; plan.dst_len()]);
+    /// plan.run(&src, &mut a)?;
+    /// streamed.run(&src, &mut b)?;
+    /// assert_eq!(a, b);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn with_stream_min(mut self, bytes: usize) -> RelayoutPlan {
+        self.stream_min = bytes;
+        self
+    }
+
+    /// The destination size from which this plan writes with non-temporal stores.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("f32[8]"), &a("f32[8]{0:T(4)}"))?;
+    /// assert!(plan.stream_min() > 0);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn stream_min(&self) -> usize {
+        self.stream_min
     }
 
     fn engine(from: &Plan, to: &Plan) -> Engine {
@@ -226,8 +331,9 @@ impl RelayoutPlan {
         self.to.byte_len()
     }
 
-    fn sink(&self, dst: &[u8]) -> Sink {
-        Sink { stream: dst.len() >= self.stream_min }
+    fn ctx(&self, dst: &[u8]) -> Ctx {
+        let stream = self.level.streams() && dst.len() >= self.stream_min;
+        Ctx { level: self.level, stream, rows: self.rows }
     }
 
     fn check(&self, src: usize, dst: usize) -> Result<(), Error> {
@@ -268,21 +374,21 @@ impl RelayoutPlan {
     /// The one dispatch of [`RelayoutPlan::run`] and [`RelayoutPlan::run_parallel`].
     fn execute(&self, src: &[u8], dst: &mut [u8], exec: Exec) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
-        let sink = self.sink(dst);
+        let ctx = self.ctx(dst);
         match &self.engine {
             Engine::Zero => dst.fill(0),
             Engine::General => general::copy(&self.from, &self.to, src, dst),
             Engine::Bytes { size, blocks } => match size {
-                1 => elements::<u8>(src, dst, blocks, sink, exec),
-                2 => elements::<u16>(src, dst, blocks, sink, exec),
-                4 => elements::<u32>(src, dst, blocks, sink, exec),
-                8 => elements::<u64>(src, dst, blocks, sink, exec),
-                _ => elements::<u128>(src, dst, blocks, sink, exec),
+                1 => elements::<u8>(src, dst, blocks, ctx, exec),
+                2 => elements::<u16>(src, dst, blocks, ctx, exec),
+                4 => elements::<u32>(src, dst, blocks, ctx, exec),
+                8 => elements::<u64>(src, dst, blocks, ctx, exec),
+                _ => elements::<u128>(src, dst, blocks, ctx, exec),
             },
             Engine::Packed { bits, blocks } => match bits {
-                1 => run_blocks(Packed::<1>, src, dst, blocks, sink, exec),
-                2 => run_blocks(Packed::<2>, src, dst, blocks, sink, exec),
-                _ => run_blocks(Packed::<4>, src, dst, blocks, sink, exec),
+                1 => run_blocks(Packed::<1>, src, dst, blocks, ctx, exec),
+                2 => run_blocks(Packed::<2>, src, dst, blocks, ctx, exec),
+                _ => run_blocks(Packed::<4>, src, dst, blocks, ctx, exec),
             },
         }
         Ok(())
@@ -326,9 +432,13 @@ impl RelayoutPlan {
         Ok(())
     }
 
-    /// [`RelayoutPlan::run`] on every core, with rayon (feature `rayon`). The destination is
-    /// cut into parts along the outermost loop of each large block, so threads write disjoint
-    /// slices; small blocks and the general path run on the calling thread.
+    /// [`RelayoutPlan::run`] on every core, with rayon (feature `rayon`). Each large block
+    /// (the copy of every kernel, transposes and sub-byte regroupings included, and the
+    /// padding) is cut along its destination into about four parts per thread: along its
+    /// outermost loop, or, for a block without one, along its destination rows or runs.
+    /// Threads write disjoint slices, each starting on a cache line where the buffer's
+    /// address allows (so no two share a line). Small blocks and the general path run on
+    /// the calling thread.
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan};
@@ -366,25 +476,25 @@ fn run_block<T: Send>(
     b: &Block,
     dst: &mut [T],
     unit: usize,
-    sink: Sink,
+    ctx: Ctx,
     exec: Exec,
     f: impl Fn(&Block, &mut [T], usize) + Sync,
 ) {
     match exec {
         Exec::Serial => f(b, dst, 0),
         #[cfg(feature = "rayon")]
-        Exec::Parallel => parallel::run_block(b, dst, unit, sink, f),
+        Exec::Parallel => parallel::run_block(b, dst, unit, ctx, f),
     }
-    let _ = (unit, sink);
+    let _ = (unit, ctx);
 }
 
 /// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
 /// the same size (alignment 1: any buffer qualifies).
-fn elements<I: kernel::Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, sink: Sink, exec: Exec) {
+fn elements<I: kernel::Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, ctx: Ctx, exec: Exec) {
     if let (Ok(s), Ok(d)) =
         (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
     {
-        return run_blocks(Whole, s, d, blocks, sink, exec);
+        return run_blocks(Whole, s, d, blocks, ctx, exec);
     }
     macro_rules! unaligned {
         ($($n:literal),*) => {
@@ -394,7 +504,7 @@ fn elements<I: kernel::Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, sink: 
                     // alignment-1 arrays cannot fail.
                     let s: &[[u8; $n]] = bytemuck::cast_slice(src);
                     let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
-                    run_blocks(Whole, s, d, blocks, sink, exec)
+                    run_blocks(Whole, s, d, blocks, ctx, exec)
                 })*
                 _ => {}
             }
@@ -409,83 +519,19 @@ fn run_blocks<T: Send + Sync, K: Kernels<T>>(
     src: &[T],
     dst: &mut [T],
     blocks: &Blocks,
-    sink: Sink,
+    ctx: Ctx,
     exec: Exec,
 ) {
     for b in &blocks.copies {
-        run_block(b, dst, K::PER_ITEM, sink, exec, |b, dst, origin| {
-            k.copy_block(src, dst, b, origin, sink);
+        run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| {
+            k.copy_block(src, dst, b, origin, ctx);
         });
     }
-    sink.finish();
+    ctx.finish();
     for b in &blocks.zeros {
-        k.zero_block(dst, b);
+        run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| k.zero_block(dst, b, origin));
     }
     k.zero_tail(dst, blocks.tail);
-}
-
-#[cfg(feature = "rayon")]
-mod parallel {
-    use alloc::vec::Vec;
-
-    use rayon::prelude::*;
-
-    use super::decompose::Block;
-    use super::kernel::Sink;
-
-    /// Blocks smaller than this many elements are not worth a fork.
-    const MIN_ELEMENTS: usize = 1 << 15;
-
-    /// Cuts `b` along its outermost loop into parts that own disjoint ranges of `dst`
-    /// (`unit` destination elements per slice element; `None` when a cut would fall
-    /// inside a slice element).
-    fn parts<'d, T>(
-        b: &Block,
-        dst: &'d mut [T],
-        unit: usize,
-    ) -> Option<Vec<(Block, &'d mut [T], usize)>> {
-        let m = *b.outer.first()?;
-        if !b.nested || b.len() < MIN_ELEMENTS || b.dst % unit != 0 || m.dst % unit != 0 {
-            return None;
-        }
-        let count = rayon::current_num_threads() * 4;
-        let step = m.extent.div_ceil(count).max(1);
-        let mut out = Vec::new();
-        let (mut rest, mut origin) = (dst, 0usize);
-        let mut lo = 0;
-        while lo < m.extent {
-            let hi = (lo + step).min(m.extent);
-            let mut part = b.clone();
-            part.outer[0].extent = hi - lo;
-            part.src += lo * m.src;
-            part.dst += lo * m.dst;
-            let end = if hi < m.extent { (b.dst + hi * m.dst) / unit } else { origin + rest.len() };
-            let (mine, more) = core::mem::take(&mut rest).split_at_mut(end - origin);
-            out.push((part, mine, origin * unit));
-            rest = more;
-            origin = end;
-            lo = hi;
-        }
-        Some(out)
-    }
-
-    /// [`super::run_block`] on all threads, where `b` can be cut.
-    pub(super) fn run_block<T: Send>(
-        b: &Block,
-        dst: &mut [T],
-        unit: usize,
-        sink: Sink,
-        f: impl Fn(&Block, &mut [T], usize) + Sync,
-    ) {
-        match parts(b, dst, unit) {
-            Some(parts) => parts.into_par_iter().for_each(|(part, dst, origin)| {
-                f(&part, dst, origin);
-                // Each worker orders its own streamed stores before the join.
-                sink.finish();
-            }),
-            None => f(b, dst, 0),
-        }
-    }
 }
 
 /// Converts a whole buffer from one layout of an array to another: see [`RelayoutPlan`],

@@ -2,8 +2,8 @@
 //! start on the same bit, the regrouping of rows into `(k,1)` column groups a byte of each
 //! row at a time, and element by element for the rest.
 
-use super::decompose::{Block, Inner};
-use super::kernel::{walk, Kernels, Sink, Transpose};
+use super::decompose::{Block, Inner, Mode};
+use super::kernel::{split_repeat, walk, Ctx, Kernels, Rep, Transpose};
 
 /// Packed elements of `B` ∈ {1, 2, 4} bits: none crosses a byte. `B` is a constant so that
 /// every division by the elements per byte is a shift.
@@ -74,40 +74,61 @@ impl<const B: usize> Packed<B> {
         t.each(|s, d| self.set(dst, d, self.get(src, s)));
     }
 
-    /// `t` when every row starts on a byte and a group of `x` elements (`c == x`) is whole
-    /// bytes: rows move a byte (`8/B` elements) at a time.
+    /// `t` and its `rep` copies when every row starts on a byte and a group of `x`
+    /// elements (`c == x`) is whole bytes: rows move a byte (`8/B` elements) at a time.
     #[inline]
-    fn spread(self, src: &[u8], dst: &mut [u8], t: Transpose, sink: Sink) {
+    fn spread(self, src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, ctx: Ctx) {
         let g = self.per_byte();
-        let bytes = t.y / g;
-        let rows_at = |r: usize| (t.s + r * t.a) / g;
-        let out = &mut dst[t.d / g..][..bytes * g * (t.x * B / 8)];
-        match (B, t.x) {
-            (4, 8) => {
-                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                let done = {
-                    let rows = core::array::from_fn(|r| &src[rows_at(r)..][..bytes]);
-                    super::simd::spread_nibbles8(rows, out, bytes, sink.stream)
-                };
-                #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-                let (done, _) = (0, sink);
-                spread(4, 8, src, |r| rows_at(r) + done, &mut out[done * 8..], bytes - done);
+        // The same move in bytes: `x` rows of `y / g` bytes, `g · x·B/8` output bytes per
+        // source byte.
+        let w = g * (t.x * B / 8);
+        let tb = Transpose { s: t.s / g, a: t.a / g, d: t.d / g, c: w, x: t.x, y: t.y / g };
+        let bytes = |m: Mode| Mode { extent: m.extent, src: m.src / g, dst: m.dst / g };
+        let rb = Rep { tiles: bytes(rep.tiles), groups: bytes(rep.groups) };
+        if !((B, t.x) == (4, 8) && simd_nibbles8(src, dst, tb, rb, ctx)) {
+            for p in tb.repeat(rb) {
+                match (B, t.x) {
+                    (4, 8) => spread(4, 8, src, dst, p),
+                    (4, 2) => spread(4, 2, src, dst, p),
+                    (4, 4) => spread(4, 4, src, dst, p),
+                    (2, 4) => spread(2, 4, src, dst, p),
+                    (2, 8) => spread(2, 8, src, dst, p),
+                    (1, 8) => spread(1, 8, src, dst, p),
+                    _ => spread(B, t.x, src, dst, p),
+                }
             }
-            (4, 2) => spread(4, 2, src, rows_at, out, bytes),
-            (4, 4) => spread(4, 4, src, rows_at, out, bytes),
-            (2, 4) => spread(2, 4, src, rows_at, out, bytes),
-            (2, 8) => spread(2, 8, src, rows_at, out, bytes),
-            (1, 8) => spread(1, 8, src, rows_at, out, bytes),
-            _ => spread(B, t.x, src, rows_at, out, bytes),
         }
-        self.scalar(src, dst, t.part(0, bytes * g, t.x, t.y - bytes * g));
+        let whole = tb.y * g;
+        for t in t.repeat(rep) {
+            self.scalar(src, dst, t.part(0, whole, t.x, t.y - whole));
+        }
     }
+}
+
+/// The `(8,1)` regrouping of 4-bit elements (`t` in bytes) by the plan's SIMD kernels;
+/// `false` when it has none.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn simd_nibbles8(src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, ctx: Ctx) -> bool {
+    use super::cpu::Level;
+    use super::simd::groups::Nibbles8;
+    use super::simd::{avx2, sse2};
+    match ctx.level {
+        Level::Avx2(avx) => avx2::groups::<Nibbles8>(avx, src, dst, t, rep, ctx.stream),
+        Level::Sse2 => sse2::groups::<Nibbles8>(src, dst, t, rep, ctx.stream),
+        Level::Portable => return false,
+    }
+    true
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn simd_nibbles8(_: &[u8], _: &mut [u8], _: Transpose, _: Rep, _: Ctx) -> bool {
+    false
 }
 
 impl<const B: usize> Kernels<u8> for Packed<B> {
     const PER_ITEM: usize = 8 / B;
 
-    fn copy_block(self, src: &[u8], dst: &mut [u8], b: &Block, dst_origin: usize, sink: Sink) {
+    fn copy_block(self, src: &[u8], dst: &mut [u8], b: &Block, dst_origin: usize, ctx: Ctx) {
         let d0 = b.dst - dst_origin;
         match b.inner {
             Inner::Point => {
@@ -132,8 +153,9 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
                     && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0);
                 let t = Transpose { s: 0, a, d: 0, c, x, y };
                 if whole {
-                    walk(&b.outer, b.src, d0, &mut |s, d| {
-                        self.spread(src, dst, Transpose { s, d, ..t }, sink);
+                    let (outer, rep) = split_repeat(&b.outer, x * y);
+                    walk(&outer, b.src, d0, &mut |s, d| {
+                        self.spread(src, dst, Transpose { s, d, ..t }, rep, ctx);
                     });
                 } else {
                     walk(&b.outer, b.src, d0, &mut |s, d| {
@@ -144,8 +166,8 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
         }
     }
 
-    fn zero_block(self, dst: &mut [u8], b: &Block) {
-        walk(&b.outer, 0, b.dst, &mut |_, d| match b.inner {
+    fn zero_block(self, dst: &mut [u8], b: &Block, dst_origin: usize) {
+        walk(&b.outer, 0, b.dst - dst_origin, &mut |_, d| match b.inner {
             Inner::Point => self.set(dst, d, 0),
             Inner::Run(n) => self.fill_zero(dst, d, n),
             Inner::Strided { n, dst: ds, .. } => {
@@ -168,31 +190,26 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
 }
 
 /// Interleaves `k` rows of packed `bits`-bit elements (`k · bits` a multiple of 8, at most
-/// 64): each source byte holds `8/bits` consecutive elements of one row; each output group
-/// of `k·bits` bits holds one element of every row. A byte of each row in, `8/bits` groups
-/// out. Inlined, so that the callers' literal widths make every loop bound a constant.
+/// 64), in bytes: `t` has `k` source rows of `t.y` bytes, `t.a` bytes apart, each byte
+/// holding `8/bits` consecutive elements of its row; the output, from byte `t.d`, has for
+/// each source byte `8/bits` groups of `k·bits` bits, one element of every row each.
+/// Inlined, so that the callers' literal widths make every loop bound a constant.
 #[inline(always)]
-fn spread(
-    bits: usize,
-    k: usize,
-    src: &[u8],
-    row_at: impl Fn(usize) -> usize,
-    out: &mut [u8],
-    bytes: usize,
-) {
+pub(super) fn spread(bits: usize, k: usize, src: &[u8], dst: &mut [u8], t: Transpose) {
     let g = 8 / bits;
     let w = k * bits / 8;
     let mask = (1u64 << bits) - 1;
-    for (j, o) in out.chunks_exact_mut(g * w).enumerate().take(bytes) {
+    let out = &mut dst[t.d..][..t.y * g * w];
+    for (j, o) in out.chunks_exact_mut(g * w).enumerate() {
         let mut words = [0u64; 8];
         for r in 0..k {
-            let v = u64::from(src[row_at(r) + j]);
-            for (t, word) in words.iter_mut().enumerate().take(g) {
-                *word |= ((v >> (bits * t)) & mask) << (bits * r);
+            let v = u64::from(src[t.s + r * t.a + j]);
+            for (e, word) in words.iter_mut().enumerate().take(g) {
+                *word |= ((v >> (bits * e)) & mask) << (bits * r);
             }
         }
-        for (t, o) in o.chunks_exact_mut(w).enumerate() {
-            o.copy_from_slice(&words[t].to_le_bytes()[..w]);
+        for (e, o) in o.chunks_exact_mut(w).enumerate() {
+            o.copy_from_slice(&words[e].to_le_bytes()[..w]);
         }
     }
 }

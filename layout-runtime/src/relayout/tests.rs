@@ -1,6 +1,7 @@
 //! Exact small cases, the choice of engine, and each kernel's edges against the general
 //! path. The property tests of the facade (`tests/relayout_props.rs`) cover random layouts.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -44,30 +45,49 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
-/// Runs `p` on noise over a dirty destination and compares with the reference, with plain
-/// and with streaming stores.
+/// A destination of `len` bytes starting at `offset` bytes past a 64-byte boundary, in a
+/// buffer filled with `fill` around it.
+fn placed(len: usize, offset: usize, fill: u8) -> (Vec<u8>, usize) {
+    let buf = vec![fill; len + 128];
+    let at = buf.as_ptr().align_offset(64) + offset;
+    (buf, at)
+}
+
+/// Runs `p` on noise over a dirty destination and compares with the reference: at every
+/// SIMD level this machine runs, with plain and with streaming stores, into destinations
+/// on a cache line, on 32 and 16 bytes past one (the two non-temporal store widths), and
+/// one byte off any alignment, from sources with other offsets, on one thread and on all.
 fn check(p: &RelayoutPlan) {
     let src = noise(p.src_len(), p.src_len() as u64 + 7);
-    let mut dst = vec![0xA5u8; p.dst_len()];
-    p.run(&src, &mut dst).unwrap();
-    assert_eq!(dst, reference(p, &src));
-    let mut streamed = p.clone();
-    streamed.stream_min = 0;
-    let mut again = vec![0x96u8; p.dst_len()];
-    streamed.run(&src, &mut again).unwrap();
-    assert_eq!(again, dst);
-    // One byte off the destination's alignment: streamed stores start after a plain head.
-    let mut shifted = vec![0x69u8; p.dst_len() + 1];
-    streamed.run(&src, &mut shifted[1..]).unwrap();
-    assert_eq!(shifted[1..], dst[..]);
-    #[cfg(feature = "rayon")]
-    {
-        let mut par = vec![0x5Au8; p.dst_len()];
-        p.run_parallel(&src, &mut par).unwrap();
-        assert_eq!(par, dst);
-        let mut par = vec![0x5Au8; p.dst_len()];
-        streamed.run_parallel(&src, &mut par).unwrap();
-        assert_eq!(par, dst);
+    let want = reference(p, &src);
+    let sources: Vec<(Vec<u8>, usize)> = [0, 48, 32, 3]
+        .iter()
+        .map(|&offset| {
+            let (mut buf, at) = placed(p.src_len(), offset, 0);
+            buf[at..at + p.src_len()].copy_from_slice(&src);
+            (buf, at)
+        })
+        .collect();
+    for simd in Simd::supported() {
+        for stream_min in [usize::MAX, 0] {
+            let p = p.clone().with_simd(simd).with_stream_min(stream_min);
+            for (offset, (sbuf, sat)) in [0, 16, 32, 1].into_iter().zip(&sources) {
+                let src = &sbuf[*sat..*sat + p.src_len()];
+                let what = format!("{simd:?}, stream_min {stream_min}, offset {offset}");
+                let (mut buf, at) = placed(p.dst_len(), offset, 0xA5);
+                p.run(src, &mut buf[at..at + p.dst_len()]).unwrap();
+                assert_eq!(buf[at..at + p.dst_len()], want[..], "{what}");
+                assert!(buf[..at].iter().chain(&buf[at + p.dst_len()..]).all(|&b| b == 0xA5));
+                #[cfg(feature = "rayon")]
+                {
+                    let (mut buf, at) = placed(p.dst_len(), offset, 0x5A);
+                    p.run_parallel(src, &mut buf[at..at + p.dst_len()]).unwrap();
+                    assert_eq!(buf[at..at + p.dst_len()], want[..], "parallel, {what}");
+                    let outside = buf[..at].iter().chain(&buf[at + p.dst_len()..]);
+                    assert!(outside.clone().all(|&b| b == 0x5A));
+                }
+            }
+        }
     }
 }
 
@@ -123,7 +143,13 @@ fn every_kernel_matches_the_reference() {
         ("u8[6,10]{1,0}", "u8[6,10]{1,0:T(2,1)}"),
         ("u8[6,10]{1,0:T(2,1)}", "u8[6,10]{1,0}"),
         ("s8[70,260]{1,0:T(32,128)(4,1)}", "s8[70,260]{1,0}"),
-        // vector kernels with a scalar remainder: 40 = 32 + 8 columns, 21 = 16 + 5
+        // vector kernels with a scalar remainder: 40 = 32 + 8 columns, 21 = 16 + 5; and
+        // each width in turn (AVX2, SSE2, integer words): 53 = 32 + 16 + 5, 27 = 16 + 8 + 3,
+        // 51 bytes = 32 + 16 + 3
+        ("s8[8,53]{1,0}", "s8[8,53]{1,0:T(4,53)(4,1)}"),
+        ("bf16[6,27]{1,0}", "bf16[6,27]{1,0:T(2,27)(2,1)}"),
+        ("bf16[6,27]{1,0:T(2,27)(2,1)}", "bf16[6,27]{1,0}"),
+        ("s4[16,102]{1,0:E(4)}", "s4[16,102]{1,0:T(8,102)(8,1)E(4)}"),
         ("s8[8,40]{1,0}", "s8[8,40]{1,0:T(4,40)(4,1)}"),
         ("bf16[6,21]{1,0}", "bf16[6,21]{1,0:T(2,21)(2,1)}"),
         ("bf16[6,21]{1,0:T(2,21)(2,1)}", "bf16[6,21]{1,0}"),
@@ -146,6 +172,10 @@ fn every_kernel_matches_the_reference() {
         ("s4[9,72]{1,0:E(4)}", "s4[9,72]{1,0:T(64,128)(8,1)E(4)}"),
         // transposes, square and not, with blocks and edges, 1..16-byte elements
         ("f32[2,64,36]{2,1,0}", "f32[2,64,36]{1,2,0}"),
+        // more source rows than a transpose takes at a time (128 for a 32 KiB L1), whole
+        // 16x8 tiles, 4x4 ones and single elements at the edges
+        ("f32[300,45]{1,0}", "f32[300,45]{0,1}"),
+        ("f32[45,300]{1,0}", "f32[45,300]{0,1}"),
         ("f32[5,7]{1,0}", "f32[5,7]{0,1}"),
         ("u32[3,2]{1,0}", "u32[3,2]{0,1}"),
         ("f32[3,20,37]{2,1,0}", "f32[3,20,37]{1,2,0}"),
@@ -169,21 +199,49 @@ fn every_kernel_matches_the_reference() {
     }
 }
 
+/// Where the parts of `b` start in a destination of `len` bytes that starts on a cache
+/// line, viewed as `T`s (`unit` block elements per `T`).
+#[cfg(feature = "rayon")]
+fn part_starts<T: bytemuck::Pod + Send>(b: &Block, len: usize, unit: usize) -> Vec<usize> {
+    let (mut buf, at) = placed(len, 0, 0);
+    let dst: &mut [T] = bytemuck::cast_slice_mut(&mut buf[at..at + len]);
+    let base = dst.as_ptr() as usize;
+    let parts = parallel::parts(b, dst, unit).unwrap_or_default();
+    parts.iter().map(|(_, slice, _)| slice.as_ptr() as usize - base).collect()
+}
+
 #[test]
 fn blocks_large_enough_to_split_between_threads() {
     // Above the parallel split's minimum: `check` runs these on all cores too, where each
-    // thread owns a slice of the destination cut along the outermost loop.
+    // thread owns a slice of the destination cut along the outermost loop, or along the
+    // destination rows of a transpose that has no outer loop.
     for (from, to) in [
         ("f32[264,260]{1,0}", "f32[264,260]{1,0:T(8,128)}"),
         ("f32[5,96,80]{2,1,0}", "f32[5,96,80]{1,2,0}"),
+        ("f32[200,300]{1,0}", "f32[200,300]{0,1}"),
         ("bf16[64,1030]{1,0:T(8,128)(2,1)}", "bf16[64,1030]{1,0}"),
         ("s4[256,300]{1,0:E(4)}", "s4[256,300]{1,0:T(64,128)(8,1)E(4)}"),
         ("u2[256,300]{1,0:E(2)}", "u2[256,300]{0,1:E(2)}"),
     ] {
         let p = plan(from, to);
-        if let Engine::Bytes { blocks, .. } = &p.engine {
-            let splits = |b: &Block| b.len() >= 1 << 15 && b.nested && !b.outer.is_empty();
-            assert!(blocks.copies.iter().any(splits), "{from} -> {to}");
+        #[cfg(feature = "rayon")]
+        {
+            // The largest block splits into several parts, each starting on a cache line.
+            let b = |blocks: &Blocks| blocks.copies.iter().max_by_key(|b| b.len()).cloned();
+            let starts = match &p.engine {
+                Engine::Bytes { blocks, size: 4 } => {
+                    part_starts::<u32>(&b(blocks).unwrap(), p.dst_len(), 1)
+                }
+                Engine::Bytes { blocks, size: 2 } => {
+                    part_starts::<u16>(&b(blocks).unwrap(), p.dst_len(), 1)
+                }
+                Engine::Packed { blocks, bits } => {
+                    part_starts::<u8>(&b(blocks).unwrap(), p.dst_len(), 8 / bits)
+                }
+                _ => Vec::new(),
+            };
+            assert!(starts.len() >= 2, "{from} -> {to}: {starts:?}");
+            assert!(starts.iter().all(|s| s % 64 == 0), "{from} -> {to}: {starts:?}");
         }
         check(&p);
     }
@@ -199,12 +257,14 @@ fn unaligned_buffers_take_the_byte_array_path() {
         ("bf16[37,300]{1,0:T(8,128)(2,1)}", "bf16[37,300]{1,0}"),
         ("u16[9,40]{1,0}", "u16[9,40]{0,1}"),
     ] {
-        let p = plan(from, to);
-        let src = noise(p.src_len() + 1, 11);
-        let mut dst = vec![0x3Cu8; p.dst_len() + 1];
-        p.run(&src[1..], &mut dst[1..]).unwrap();
-        assert_eq!(dst[0], 0x3C);
-        assert_eq!(dst[1..], reference(&p, &src[1..])[..], "{from} -> {to}");
+        for simd in Simd::supported() {
+            let p = plan(from, to).with_simd(simd);
+            let src = noise(p.src_len() + 1, 11);
+            let mut dst = vec![0x3Cu8; p.dst_len() + 1];
+            p.run(&src[1..], &mut dst[1..]).unwrap();
+            assert_eq!(dst[0], 0x3C);
+            assert_eq!(dst[1..], reference(&p, &src[1..])[..], "{from} -> {to}, {simd:?}");
+        }
     }
 }
 

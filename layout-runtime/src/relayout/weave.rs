@@ -6,11 +6,13 @@
 //! word `j`. Shifts and ors of widened lanes are what the compiler vectorizes best; the
 //! words are read and written as little-endian bytes, so the byte order of the buffer is the
 //! element order whatever the machine. On x86_64 the widths the compiler leaves scalar go
-//! through the SSE2 kernels of `simd` first.
+//! through the SIMD kernels of the plan's level first.
 
 use core::ops::{BitOr, Shl, Shr};
 
-use super::kernel::{Elem, Sink, Transpose};
+use core::mem::size_of;
+
+use super::kernel::{Ctx, Elem, Rep, Transpose};
 
 /// Bytes of interleaved output built on the stack before being streamed out.
 const SCRATCH: usize = 512;
@@ -124,13 +126,13 @@ struct Interleave<'b, T> {
     src: &'b [T],
     dst: &'b mut [T],
     t: Transpose,
-    sink: Sink,
+    ctx: Ctx,
 }
 
 impl<T: Elem> Job for Interleave<'_, T> {
     #[inline(always)]
     fn run<U: Le, W: Word<U>, const K: usize>(self) -> bool {
-        let Interleave { src, dst, t, sink } = self;
+        let Interleave { src, dst, t, ctx } = self;
         let rows: [Option<&[U::Bytes]>; K] =
             core::array::from_fn(|r| bytemuck::try_cast_slice(&src[t.s + r * t.a..][..t.y]).ok());
         let (true, Ok(out)) = (
@@ -140,7 +142,7 @@ impl<T: Elem> Job for Interleave<'_, T> {
             return false;
         };
         let rows = rows.map(|r| r.unwrap_or(&[]));
-        if !sink.stream {
+        if !ctx.stream {
             interleave_words::<U, W, K>(rows, out);
             return true;
         }
@@ -151,7 +153,7 @@ impl<T: Elem> Job for Interleave<'_, T> {
         for piece in out.chunks_mut(buf.len()) {
             let m = piece.len();
             interleave_words::<U, W, K>(rows.map(|row| &row[j..j + m]), &mut buf[..m]);
-            sink.put(bytemuck::cast_slice_mut(piece), bytemuck::cast_slice(&buf[..m]));
+            ctx.put(bytemuck::cast_slice_mut(piece), bytemuck::cast_slice(&buf[..m]));
             j += m;
         }
         true
@@ -200,39 +202,103 @@ fn rows_mut<T: Elem, U: bytemuck::Pod, const K: usize>(
     Some(rows)
 }
 
-/// `dst[d + j·x + r] = src[s + r·a + j]`: `t.x` rows into groups (`t.c == t.x`).
-pub(super) fn interleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, sink: Sink) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    let t = {
-        let rows = |r: usize| bytemuck::cast_slice::<T, u8>(&src[t.s + r * t.a..][..t.y]);
-        let out = bytemuck::cast_slice_mut(&mut dst[t.d..][..t.x * t.y]);
-        let done = match (core::mem::size_of::<T>(), t.x) {
-            (1, 4) => super::simd::interleave_u8x4(core::array::from_fn(rows), out, sink.stream),
-            (2, 2) => super::simd::interleave_u16x2(core::array::from_fn(rows), out, sink.stream),
-            _ => 0,
-        };
-        t.part(0, done, t.x, t.y - done)
-    };
-    if !by_width(core::mem::size_of::<T>(), t.x, Interleave { src, dst: &mut *dst, t, sink }) {
-        t.scalar(src, dst);
+/// `dst[d + j·x + r] = src[s + r·a + j]`: `t.x` rows into groups (`t.c == t.x`), for `t`
+/// and its `rep` copies.
+pub(super) fn interleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Rep, ctx: Ctx) {
+    if simd::run(Dir::Interleave, src, dst, t, rep, ctx) {
+        return;
+    }
+    for t in t.repeat(rep) {
+        if !by_width(size_of::<T>(), t.x, Interleave { src, dst: &mut *dst, t, ctx }) {
+            t.scalar(src, dst);
+        }
     }
 }
 
-/// `dst[d + r·c + j] = src[s + j·y + r]`: groups into `t.y` rows (`t.a == t.y`).
-pub(super) fn deinterleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    let t = match (core::mem::size_of::<T>(), t.y) {
-        (2, 2) => match rows_mut::<T, u8, 2>(dst, t) {
-            Some(rows) => {
-                let words = bytemuck::cast_slice(&src[t.s..][..t.x * t.y]);
-                let done = super::simd::deinterleave_u16x2(words, rows);
-                t.part(done, 0, t.x - done, t.y)
+/// `dst[d + r·c + j] = src[s + j·y + r]`: groups into `t.y` rows (`t.a == t.y`), for `t`
+/// and its `rep` copies.
+pub(super) fn deinterleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Rep, ctx: Ctx) {
+    if simd::run(Dir::Deinterleave, src, dst, t, rep, ctx) {
+        return;
+    }
+    for t in t.repeat(rep) {
+        if !by_width(size_of::<T>(), t.y, Deinterleave { src, dst: &mut *dst, t }) {
+            t.scalar(src, dst);
+        }
+    }
+}
+
+/// Which way a row-group kernel goes.
+#[derive(Clone, Copy)]
+enum Dir {
+    /// Rows into groups.
+    Interleave,
+    /// Groups into rows.
+    Deinterleave,
+}
+
+/// The SIMD kernels of the widths they exist for, at the plan's level: `false` when there
+/// is none (the portable code then does all of it).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod simd {
+    use core::mem::size_of;
+
+    use super::super::cpu::Level;
+    use super::super::kernel::{Ctx, Elem, Rep, Transpose};
+    use super::super::simd::groups::{U16x2, U8x4};
+    use super::super::simd::{avx2, sse2};
+    use super::Dir;
+
+    pub(super) fn run<T: Elem>(
+        dir: Dir,
+        src: &[T],
+        dst: &mut [T],
+        t: Transpose,
+        rep: Rep,
+        ctx: Ctx,
+    ) -> bool {
+        // Views of the same elements: bytes (the group kernels take bytes, with `t` in
+        // elements), or 2-byte arrays (alignment 1 both).
+        let (s, d, stream) = (src, dst, ctx.stream);
+        let bytes = bytemuck::cast_slice::<T, u8>;
+        match (dir, size_of::<T>(), t.x, t.y, ctx.level) {
+            (Dir::Interleave, 1, 4, _, Level::Avx2(avx)) => {
+                avx2::groups::<U8x4>(avx, bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
             }
-            None => t,
-        },
-        _ => t,
-    };
-    if !by_width(core::mem::size_of::<T>(), t.y, Deinterleave { src, dst: &mut *dst, t }) {
-        t.scalar(src, dst);
+            (Dir::Interleave, 1, 4, _, Level::Sse2) => {
+                sse2::groups::<U8x4>(bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
+            }
+            (Dir::Interleave, 2, 2, _, Level::Avx2(avx)) => {
+                avx2::groups::<U16x2>(avx, bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
+            }
+            (Dir::Interleave, 2, 2, _, Level::Sse2) => {
+                sse2::groups::<U16x2>(bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
+            }
+            (Dir::Deinterleave, 2, _, 2, Level::Avx2(avx)) => {
+                let (s, d) = (bytemuck::cast_slice(s), bytemuck::cast_slice_mut(d));
+                avx2::deinterleave_u16x2(avx, s, d, t, rep);
+            }
+            (Dir::Deinterleave, 2, _, 2, Level::Sse2) => {
+                sse2::deinterleave_u16x2(
+                    bytemuck::cast_slice(s),
+                    bytemuck::cast_slice_mut(d),
+                    t,
+                    rep,
+                );
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// Without SSE2 there are no SIMD kernels.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+mod simd {
+    use super::super::kernel::{Ctx, Rep, Transpose};
+    use super::Dir;
+
+    pub(super) fn run<T>(_: Dir, _: &[T], _: &mut [T], _: Transpose, _: Rep, _: Ctx) -> bool {
+        false
     }
 }

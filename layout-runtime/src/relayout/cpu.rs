@@ -1,0 +1,326 @@
+//! What the machine offers the kernels, found once per process: the SIMD instruction sets
+//! (`is_x86_feature_detected!`) and the cache sizes (CPUID), each with an override.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// The instruction set a [`RelayoutPlan`](crate::RelayoutPlan)'s kernels use.
+///
+/// A plan picks the best level the machine runs when it is built ([`Simd::detect`]), lowered
+/// to the one the environment variable `XLAYOUT_SIMD` names if it is set (`portable`, `sse2`
+/// or `avx2`; an unknown name is ignored); [`RelayoutPlan::with_simd`] chooses another. A
+/// level the machine does not run is never used: the best one below it is. Every level
+/// produces the same bytes; they differ only in speed.
+///
+/// [`RelayoutPlan::with_simd`]: crate::RelayoutPlan::with_simd
+///
+/// ```
+/// use layout_runtime::Simd;
+/// let best = Simd::detect();
+/// assert!(best.is_supported());
+/// assert_eq!(Simd::supported().last(), Some(best));
+/// assert_eq!(Simd::supported().next(), Some(Simd::Portable));
+/// assert_eq!(Simd::from_name("sse2"), Some(Simd::Sse2));
+/// assert_eq!(Simd::Avx2.name(), "avx2");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Simd {
+    /// Plain Rust, for every target: whatever the compiler vectorizes by itself, no
+    /// non-temporal stores.
+    Portable,
+    /// The SSE2 kernels (every x86_64 machine): 16-byte shuffles, non-temporal stores.
+    Sse2,
+    /// The AVX2 kernels (x86_64 machines with AVX2, found at run time): 32-byte shuffles,
+    /// the SSE2 kernels where AVX2 has nothing better.
+    Avx2,
+}
+
+const LEVELS: [Simd; 3] = [Simd::Portable, Simd::Sse2, Simd::Avx2];
+
+impl Simd {
+    /// The best level this machine runs. AVX2 is found at run time with the `std` feature
+    /// (`is_x86_feature_detected!`), and without it only when the build enables it
+    /// (`-C target-feature=+avx2`).
+    ///
+    /// ```
+    /// use layout_runtime::Simd;
+    /// #[cfg(target_arch = "x86_64")]
+    /// assert!(layout_runtime::Simd::detect() >= Simd::Sse2);
+    /// ```
+    pub fn detect() -> Simd {
+        if Avx2::new().is_some() {
+            Simd::Avx2
+        } else if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) {
+            Simd::Sse2
+        } else {
+            Simd::Portable
+        }
+    }
+
+    /// Whether this machine runs this level.
+    ///
+    /// ```
+    /// use layout_runtime::Simd;
+    /// assert!(Simd::Portable.is_supported());
+    /// ```
+    pub fn is_supported(self) -> bool {
+        self <= Simd::detect()
+    }
+
+    /// Every level this machine runs, lowest first (what tests loop over).
+    ///
+    /// ```
+    /// use layout_runtime::Simd;
+    /// assert!(Simd::supported().all(Simd::is_supported));
+    /// ```
+    pub fn supported() -> impl Iterator<Item = Simd> {
+        let best = Simd::detect();
+        LEVELS.into_iter().filter(move |&l| l <= best)
+    }
+
+    /// The level's name, as `XLAYOUT_SIMD` and [`Simd::from_name`] take it.
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::Simd::Portable.name(), "portable");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Simd::Portable => "portable",
+            Simd::Sse2 => "sse2",
+            Simd::Avx2 => "avx2",
+        }
+    }
+
+    /// The level named `name` (`portable`, `sse2` or `avx2`), whether this machine runs it
+    /// or not.
+    ///
+    /// ```
+    /// use layout_runtime::Simd;
+    /// assert_eq!(Simd::from_name("avx2"), Some(Simd::Avx2));
+    /// assert_eq!(Simd::from_name("AVX2"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Simd> {
+        LEVELS.into_iter().find(|l| l.name() == name)
+    }
+
+    /// The level a plan starts with: the best one, lowered to `XLAYOUT_SIMD`'s.
+    pub(super) fn for_plans() -> Simd {
+        let best = Simd::detect();
+        match env_simd() {
+            Some(asked) => asked.min(best),
+            None => best,
+        }
+    }
+}
+
+/// An environment variable, parsed once per process; `None` without `std`.
+macro_rules! env_once {
+    ($name:literal, $t:ty, $parse:expr) => {{
+        #[cfg(feature = "std")]
+        {
+            static ONCE: std::sync::OnceLock<Option<$t>> = std::sync::OnceLock::new();
+            *ONCE.get_or_init(|| $parse(std::env::var($name).ok()?.trim()))
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            None::<$t>
+        }
+    }};
+}
+
+/// `XLAYOUT_SIMD`.
+fn env_simd() -> Option<Simd> {
+    env_once!("XLAYOUT_SIMD", Simd, Simd::from_name)
+}
+
+/// Proof that this CPU runs AVX2: the only constructor checks, so a kernel that takes one
+/// may use AVX2 instructions.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Avx2 {
+    _checked: (),
+}
+
+impl Avx2 {
+    pub(super) fn new() -> Option<Avx2> {
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        let yes = std::is_x86_feature_detected!("avx2");
+        #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+        let yes = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+        yes.then_some(Avx2 { _checked: () })
+    }
+}
+
+/// The level a plan's kernels run at, with the proof the AVX2 kernels need.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Level {
+    Portable,
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    Sse2,
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    Avx2(Avx2),
+}
+
+impl Level {
+    /// `simd` if this machine runs it, else `None`.
+    pub(super) fn new(simd: Simd) -> Option<Level> {
+        match simd {
+            Simd::Portable => Some(Level::Portable),
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Simd::Sse2 => Some(Level::Sse2),
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Simd::Avx2 => Avx2::new().map(Level::Avx2),
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            _ => None,
+        }
+    }
+
+    pub(super) fn simd(self) -> Simd {
+        match self {
+            Level::Portable => Simd::Portable,
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Level::Sse2 => Simd::Sse2,
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Level::Avx2(_) => Simd::Avx2,
+        }
+    }
+
+    /// Whether non-temporal stores are available.
+    pub(super) fn streams(self) -> bool {
+        !matches!(self, Level::Portable)
+    }
+}
+
+/// Data cache sizes in bytes: the first level, the second, and the last (shared) one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Caches {
+    pub l1: usize,
+    pub l2: usize,
+    pub last: usize,
+}
+
+/// Used where CPUID says nothing (other architectures, virtual machines that hide the
+/// cache leaves): a common x86 server core.
+const FALLBACK: Caches = Caches { l1: 32 << 10, l2: 512 << 10, last: 32 << 20 };
+
+impl Caches {
+    /// This machine's caches (CPUID on x86_64, read once), or [`FALLBACK`].
+    pub(super) fn get() -> Caches {
+        static L1: AtomicUsize = AtomicUsize::new(0);
+        static L2: AtomicUsize = AtomicUsize::new(0);
+        static LAST: AtomicUsize = AtomicUsize::new(0);
+        // Racing first calls compute the same values: plain loads and stores suffice.
+        if LAST.load(Ordering::Relaxed) == 0 {
+            let c = Caches::read().unwrap_or(FALLBACK);
+            L1.store(c.l1, Ordering::Relaxed);
+            L2.store(c.l2, Ordering::Relaxed);
+            LAST.store(c.last, Ordering::Relaxed);
+            return c;
+        }
+        Caches {
+            l1: L1.load(Ordering::Relaxed),
+            l2: L2.load(Ordering::Relaxed),
+            last: LAST.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The data and unified caches CPUID lists: leaf 4 (Intel) or 0x8000_001D (AMD), the
+    /// same format. `None` when neither lists a first-level data cache.
+    #[cfg(target_arch = "x86_64")]
+    fn read() -> Option<Caches> {
+        use core::arch::x86_64::{__cpuid_count, CpuidResult};
+        let cpuid = |leaf: u32, sub: u32| -> CpuidResult {
+            // SAFETY: CPUID exists on every x86_64 processor and only reads identification
+            // registers: it has no memory operands and no other precondition. (A safe
+            // function from Rust 1.88 on, hence the allowance.)
+            #[allow(unused_unsafe)]
+            unsafe {
+                __cpuid_count(leaf, sub)
+            }
+        };
+        let vendor = cpuid(0, 0);
+        let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+        let (leaf, max) =
+            if amd { (0x8000_001D, cpuid(0x8000_0000, 0).eax) } else { (4, vendor.eax) };
+        if max < leaf {
+            return None;
+        }
+        let mut found = Caches { l1: 0, l2: 0, last: 0 };
+        for sub in 0..16 {
+            let r = cpuid(leaf, sub);
+            let kind = r.eax & 0x1F; // 0 none (the end), 1 data, 2 instruction, 3 unified
+            if kind == 0 {
+                break;
+            }
+            if kind == 2 {
+                continue;
+            }
+            let ways = (r.ebx >> 22) as usize + 1;
+            let partitions = ((r.ebx >> 12) & 0x3FF) as usize + 1;
+            let line = (r.ebx & 0xFFF) as usize + 1;
+            let sets = r.ecx as usize + 1;
+            let size = ways * partitions * line * sets;
+            match (r.eax >> 5) & 7 {
+                1 => found.l1 = size,
+                2 => found.l2 = size,
+                _ => {}
+            }
+            found.last = found.last.max(size);
+        }
+        if found.l1 == 0 {
+            return None;
+        }
+        found.l2 = if found.l2 == 0 { found.l1 } else { found.l2 };
+        Some(found)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn read() -> Option<Caches> {
+        None
+    }
+
+    /// Source rows a large transpose takes at a time: as many 64-byte lines as fill a
+    /// quarter of the first-level cache (128 for 32 KiB). Each tile uses 16 or 32 bytes of
+    /// a source line and the next tile to the right the rest; with this many rows between
+    /// the two uses, the line is still cached even when the rows are a power of two apart
+    /// and crowd into a few cache sets.
+    pub(super) fn transpose_rows(self) -> usize {
+        (self.l1 / 4 / 64).clamp(16, 1024)
+    }
+
+    /// Destinations of at least this many bytes are written with non-temporal stores:
+    /// `XLAYOUT_STREAM_MIN` if set (bytes), else half the last-level cache. A destination that
+    /// large would push most of the cache's other contents out, and is itself mostly evicted
+    /// before anyone reads it; streaming skips reading each destination line first.
+    pub(super) fn stream_min() -> usize {
+        env_stream_min().unwrap_or(Caches::get().last / 2)
+    }
+}
+
+/// `XLAYOUT_STREAM_MIN`.
+fn env_stream_min() -> Option<usize> {
+    env_once!("XLAYOUT_STREAM_MIN", usize, |v: &str| v.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_and_names() {
+        assert_eq!(Simd::supported().next(), Some(Simd::Portable));
+        for l in LEVELS {
+            assert_eq!(Simd::from_name(l.name()), Some(l));
+            assert_eq!(Level::new(l).map(Level::simd), l.is_supported().then_some(l));
+        }
+        assert_eq!(Simd::from_name("avx9"), None);
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        assert!(Simd::detect() >= Simd::Sse2);
+    }
+
+    #[test]
+    fn caches_are_ordered_and_plausible() {
+        let c = Caches::get();
+        assert_eq!(Caches::get(), c); // the second call reads what the first stored
+        assert!(c.l1 >= 4 << 10 && c.l1 <= c.l2 && c.l2 <= c.last, "{c:?}");
+        assert!(c.last <= 4 << 30, "{c:?}");
+    }
+}

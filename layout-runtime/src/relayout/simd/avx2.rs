@@ -1,0 +1,264 @@
+//! The AVX2 kernels: the moves of `sse2` on 32-byte vectors, for machines found to have
+//! AVX2 when the plan was built.
+//!
+//! Each public function takes an [`Avx2`], which exists only once `is_x86_feature_detected!`
+//! (or the build's target features) said the CPU runs AVX2, and calls its
+//! `#[target_feature(enable = "avx2")]` implementation: that call is the one `unsafe` step,
+//! and the token is its justification. Inside the implementations the intrinsics compute on
+//! register values (AVX2 is enabled there); memory moves through slices, cast to and from
+//! vectors with `bytemuck`, apart from the non-temporal stores of [`put32`].
+//!
+//! AVX2 shuffles work within each 16-byte half (lane) of a vector, so each kernel ends with
+//! a cross-lane permute (`vperm2i128`, `vpermq`) that puts the halves in memory order.
+
+use core::arch::x86_64::{
+    __m256i, _mm256_permute2x128_si256, _mm256_permute4x64_epi64, _mm256_setr_epi8,
+    _mm256_shuffle_epi8, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32,
+    _mm256_unpacklo_epi64, _mm_prefetch, _MM_HINT_T0,
+};
+
+use super::super::cpu::Avx2;
+use super::super::kernel::{Rep, Transpose, ONCE};
+use super::groups::{self, Group, Vector};
+use super::{pair_rows, sse2};
+
+type E4 = [u8; 4];
+type V = [u8; 32];
+
+/// Rows `r[0..8]` of an 8×8 tile of 4-byte elements become its columns.
+///
+/// # Safety
+/// The CPU must run AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn t8(r: [__m256i; 8]) -> [__m256i; 8] {
+    let lo32 = |a, b| _mm256_unpacklo_epi32(a, b);
+    let hi32 = |a, b| _mm256_unpackhi_epi32(a, b);
+    let (t0, t1) = (lo32(r[0], r[1]), hi32(r[0], r[1]));
+    let (t2, t3) = (lo32(r[2], r[3]), hi32(r[2], r[3]));
+    let (t4, t5) = (lo32(r[4], r[5]), hi32(r[4], r[5]));
+    let (t6, t7) = (lo32(r[6], r[7]), hi32(r[6], r[7]));
+    // Columns 4h + k of rows 0..4 in lane h of u[k], of rows 4..8 in lane h of u[4 + k].
+    let u = [
+        _mm256_unpacklo_epi64(t0, t2),
+        _mm256_unpackhi_epi64(t0, t2),
+        _mm256_unpacklo_epi64(t1, t3),
+        _mm256_unpackhi_epi64(t1, t3),
+        _mm256_unpacklo_epi64(t4, t6),
+        _mm256_unpackhi_epi64(t4, t6),
+        _mm256_unpacklo_epi64(t5, t7),
+        _mm256_unpackhi_epi64(t5, t7),
+    ];
+    [
+        _mm256_permute2x128_si256(u[0], u[4], 0x20),
+        _mm256_permute2x128_si256(u[1], u[5], 0x20),
+        _mm256_permute2x128_si256(u[2], u[6], 0x20),
+        _mm256_permute2x128_si256(u[3], u[7], 0x20),
+        _mm256_permute2x128_si256(u[0], u[4], 0x31),
+        _mm256_permute2x128_si256(u[1], u[5], 0x31),
+        _mm256_permute2x128_si256(u[2], u[6], 0x31),
+        _mm256_permute2x128_si256(u[3], u[7], 0x31),
+    ]
+}
+
+/// `t` for 4-byte elements in tiles of 16 source rows by 8 columns (two 8×8 register
+/// transposes), `rows` source rows at a time: each destination row gets 64 contiguous
+/// bytes per tile, a whole cache line when the rows start on one, so streamed stores write
+/// whole lines. Returns the parts left for the caller: the first `head` rows (up to where
+/// destination rows reach a line boundary) and the right and bottom edges.
+pub(in super::super) fn transpose8(
+    avx: Avx2,
+    src: &[E4],
+    dst: &mut [E4],
+    t: Transpose,
+    rows: usize,
+    stream: bool,
+) -> [Transpose; 4] {
+    // Streaming only when every destination row has the same offset in its cache line, and
+    // then from the first column where that offset is zero.
+    let at = dst.as_ptr() as usize + 4 * t.d;
+    let stream = stream && (4 * t.c) % 64 == 0 && at % 4 == 0;
+    let head = if stream { (64 - at % 64) % 64 / 4 } else { 0 }.min(t.x);
+    // Loads within one line each: tile columns from where source rows reach a line.
+    let from = src.as_ptr() as usize + 4 * t.s;
+    let left = if (4 * t.a) % 64 == 0 && from % 4 == 0 { (64 - from % 64) % 64 / 4 } else { 0 };
+    let left = left.min(t.y);
+    let body = t.part(head, left, t.x - head, t.y - left);
+    let _ = avx;
+    // SAFETY: the implementation only needs AVX2, which the `Avx2` token proves the CPU
+    // runs (its only constructor checks).
+    let [right, bottom] = unsafe { transpose8_imp(src, dst, body, (rows, stream)) };
+    [t.part(0, 0, head, t.y), t.part(head, 0, t.x - head, left), right, bottom]
+}
+
+/// The tiles of [`transpose8`]; returns the right and bottom edges.
+///
+/// The one kernel that reads and writes through pointers rather than slices: bounds are
+/// checked once for the whole transpose, where indexing each of the 24 rows of a tile kept
+/// that many offsets live, spilled them, and ran at 0.7 of this speed (BENCHMARKS.md).
+///
+/// # Safety
+/// The CPU must run AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn transpose8_imp(
+    src: &[E4],
+    dst: &mut [E4],
+    t: Transpose,
+    (rows, stream): (usize, bool),
+) -> [Transpose; 2] {
+    let (xb, yb) = (t.x - t.x % 16, t.y - t.y % 8);
+    let edges = [t.part(xb, 0, t.x - xb, t.y), t.part(0, yb, xb, t.y - yb)];
+    // One past the last element the tiles touch, on each side: row `xb - 1`, column
+    // `yb - 1` of the source; row `yb - 1`, column `xb - 1` of the destination.
+    let last = |base: usize, rows: usize, pitch: usize, cols: usize| {
+        (rows.checked_sub(1)?).checked_mul(pitch)?.checked_add(base)?.checked_add(cols)
+    };
+    match (last(t.s, xb, t.a, yb), last(t.d, yb, t.c, xb)) {
+        (Some(s_end), Some(d_end)) if s_end <= src.len() && d_end <= dst.len() => {}
+        // Nothing to tile, or (never, for blocks the plan built) out of bounds: all edges.
+        _ => return [t, t.part(0, 0, 0, 0)],
+    }
+    let (from, to) = (src.as_ptr(), dst.as_mut_ptr());
+    let step = rows.max(16) / 16 * 16;
+    for lo in (0..xb).step_by(step) {
+        let hi = (lo + step).min(xb);
+        for j0 in (0..yb).step_by(8) {
+            for i0 in (lo..hi).step_by(16) {
+                if j0 % 16 == 0 {
+                    // Entering new source lines: ask for the next ones now, they are read
+                    // two columns of tiles later (+15% measured; walked down its columns,
+                    // the source is a pattern the hardware prefetchers miss).
+                    for i in 0..16 {
+                        let next = from.wrapping_add(t.s + (i0 + i) * t.a + j0 + 16);
+                        // A hint: it never faults and accesses nothing, whatever the address.
+                        _mm_prefetch(next.cast::<i8>(), _MM_HINT_T0);
+                    }
+                }
+                let r: [__m256i; 16] = core::array::from_fn(|i| {
+                    // SAFETY: `i0 + i < xb` and `j0 + 8 <= yb`, so the 8 elements of source
+                    // row `i0 + i` from column `j0` end at or before `s_end <= src.len()`
+                    // (checked above without overflow): inside `src`, which we only read.
+                    let row = unsafe { &*from.add(t.s + (i0 + i) * t.a + j0).cast::<[E4; 8]>() };
+                    bytemuck::cast(*row)
+                });
+                let a = t8([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]]);
+                let b = t8([r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]]);
+                for k in 0..8 {
+                    // SAFETY: `j0 + k < yb` and `i0 + 16 <= xb`: the 16 elements of
+                    // destination row `j0 + k` from column `i0` end at or before `d_end <=
+                    // dst.len()`. `to` comes from `dst`, borrowed exclusively and not used
+                    // otherwise while this reference lives; distinct rows never overlap
+                    // (`c >= x`), and each reference is dropped before the next is made.
+                    let o = unsafe { &mut *to.add(t.d + (j0 + k) * t.c + i0).cast::<[E4; 16]>() };
+                    // Whole lines: each row starts on one (see `transpose8`).
+                    let o: &mut [[u8; 32]; 2] = bytemuck::cast_mut(o);
+                    a[k].store(&mut o[0], stream);
+                    b[k].store(&mut o[1], stream);
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// The row-group kernel `G` on 32-byte vectors (`src`, `dst` in bytes, `t` in elements),
+/// for `t` and its `rep` copies; tiles narrower than a vector go to the SSE2 one.
+pub(in super::super) fn groups<G: Group>(
+    avx: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    t: Transpose,
+    rep: Rep,
+    stream: bool,
+) {
+    let _ = avx;
+    // SAFETY: the implementation only needs AVX2, which the `Avx2` token proves.
+    unsafe { groups_imp::<G>(src, dst, t, rep, stream) }
+}
+
+/// # Safety
+/// The CPU must run AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn groups_imp<G: Group>(src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, stream: bool) {
+    let lower = |s: &[u8], d: &mut [u8], p, stream| sse2::groups::<G>(s, d, p, ONCE, stream);
+    groups::run::<__m256i, G>(src, dst, t, rep, stream, lower)
+}
+
+/// Row pairs of 2-byte elements back into two rows: `dst[d + r·c + i] = src[s + 2i + r]`
+/// for `t` and its `rep` copies, 16 columns at a time; the rest as `sse2` does it.
+pub(in super::super) fn deinterleave_u16x2(
+    avx: Avx2,
+    src: &[[u8; 2]],
+    dst: &mut [[u8; 2]],
+    t: Transpose,
+    rep: Rep,
+) {
+    let _ = avx;
+    // SAFETY: the implementation only needs AVX2, which the `Avx2` token proves.
+    unsafe { deinterleave_u16x2_imp(src, dst, t, rep) }
+}
+
+/// # Safety
+/// The CPU must run AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn deinterleave_u16x2_imp(src: &[[u8; 2]], dst: &mut [[u8; 2]], t: Transpose, rep: Rep) {
+    let n = t.x - t.x % 16;
+    // Within each lane: the even elements of its four pairs, then the odd ones.
+    let split = _mm256_setr_epi8(
+        0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, //
+        0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+    );
+    for p in t.repeat(rep) {
+        let (words, r0, r1) = pair_rows::<V>(src, dst, p, n);
+        for (w, (o0, o1)) in words.iter().zip(r0.iter_mut().zip(r1)) {
+            // 64-bit quarters [even 0..4, odd 0..4 | even 4..8, odd 4..8], then
+            // [even 0..8 | odd 0..8] (order 0, 2, 1, 3).
+            let v0 =
+                _mm256_permute4x64_epi64(_mm256_shuffle_epi8(bytemuck::cast(w[0]), split), 0xD8);
+            let v1 =
+                _mm256_permute4x64_epi64(_mm256_shuffle_epi8(bytemuck::cast(w[1]), split), 0xD8);
+            *o0 = bytemuck::cast(_mm256_permute2x128_si256(v0, v1, 0x20));
+            *o1 = bytemuck::cast(_mm256_permute2x128_si256(v0, v1, 0x31));
+        }
+        sse2::deinterleave_u16x2(src, dst, p.part(n, 0, p.x - n, 2), ONCE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::*;
+
+    /// The boundary of the pointer loads and stores: tiles that end exactly at the end of
+    /// both buffers (no slack after them), with and without edges, in buffers that start
+    /// anywhere; and a transpose whose last element would lie past the end, refused
+    /// whole rather than read.
+    #[test]
+    fn transpose8_stays_inside_both_buffers() {
+        let Some(avx) = Avx2::new() else { return }; // nothing to test without AVX2
+        for (x, y) in [(16, 8), (32, 16), (48, 40), (17, 9), (16, 7)] {
+            let src: Vec<E4> = (0..x * y).map(|k| (k as u32).to_le_bytes()).collect();
+            let mut dst = vec![[0u8; 4]; x * y];
+            let t = Transpose { s: 0, a: y, d: 0, c: x, x, y };
+            for stream in [false, true] {
+                for e in transpose8(avx, &src, &mut dst, t, 128, stream) {
+                    e.scalar(&src, &mut dst);
+                }
+                for i in 0..x {
+                    for j in 0..y {
+                        assert_eq!(dst[i + j * x], src[i * y + j], "{x}x{y} at ({i}, {j})");
+                    }
+                }
+            }
+        }
+        let src = vec![[1u8; 4]; 16 * 8 - 1];
+        let mut dst = vec![[0u8; 4]; 16 * 8];
+        let t = Transpose { s: 0, a: 8, d: 0, c: 16, x: 16, y: 8 };
+        // SAFETY: the implementation needs AVX2, which `avx` proves the CPU runs.
+        let edges = unsafe { transpose8_imp(&src, &mut dst, t, (128, false)) };
+        assert_eq!(edges[0], t); // all of it left to the checked edge code
+        assert!(dst.iter().all(|&e| e == [0; 4]));
+    }
+}
