@@ -11,6 +11,10 @@
 //! back, the copies and the relayouts alternating, in rounds (three, or
 //! `RELAYOUT_BENCH_ROUNDS`), with each relayout's throughput as a fraction of the faster
 //! copy's (the median round, and the range): the figures BENCHMARKS.md records.
+//! With `--features rayon` the table also gives the parallel relayout, against the same
+//! one-thread copy and against the streaming copy split between all threads (cut on cache
+//! lines): what the memory system gives this machine's cores together, the ceiling of any
+//! parallel relayout.
 //! `RELAYOUT_BENCH_SUMMARY_ONLY=1` skips criterion and prints only the table;
 //! `RELAYOUT_BENCH_CASE=text` keeps only the cases whose name contains `text`;
 //! `XLAYOUT_SIMD=sse2` (or `portable`) runs the plans at that SIMD level.
@@ -104,6 +108,15 @@ fn stream_copy(dst: &mut [u8], src: &[u8]) {
     dst.copy_from_slice(src);
 }
 
+/// [`stream_copy`] on all threads, each taking a run of whole cache lines of `dst`.
+#[cfg(feature = "rayon")]
+fn par_stream_copy(dst: &mut [u8], src: &[u8]) {
+    use rayon::prelude::*;
+    let threads = rayon::current_num_threads().max(1);
+    let piece = dst.len().div_ceil(threads).next_multiple_of(64).max(64);
+    dst.par_chunks_mut(piece).zip(src.par_chunks(piece)).for_each(|(d, s)| stream_copy(d, s));
+}
+
 fn bench(c: &mut Criterion) {
     if std::env::var_os("RELAYOUT_BENCH_SUMMARY_ONLY").is_some() {
         return;
@@ -139,9 +152,9 @@ fn time(f: impl FnOnce()) -> Duration {
 
 /// One round: the best of 9 of each, taken in turn so a disturbance (another process on
 /// the core) hits all of them. Times of memcpy, the streaming copy, the relayout and (with
-/// rayon) the parallel relayout.
-fn round(k: &mut Case) -> [Duration; 4] {
-    let mut best = [Duration::MAX; 4];
+/// rayon) the parallel relayout and the streaming copy on all threads.
+fn round(k: &mut Case) -> [Duration; 5] {
+    let mut best = [Duration::MAX; 5];
     for _ in 0..9 {
         let t = [
             time(|| k.copy_dst.copy_from_slice(black_box(&k.copy_src))),
@@ -149,6 +162,10 @@ fn round(k: &mut Case) -> [Duration; 4] {
             time(|| k.plan.run(black_box(&k.src), &mut k.dst).unwrap()),
             #[cfg(feature = "rayon")]
             time(|| k.plan.run_parallel(black_box(&k.src), &mut k.dst).unwrap()),
+            #[cfg(not(feature = "rayon"))]
+            Duration::MAX,
+            #[cfg(feature = "rayon")]
+            time(|| par_stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
         ];
@@ -170,13 +187,13 @@ fn summary(_: &mut Criterion) {
     println!(
         "| case | bytes written | memcpy GB/s | stream copy GB/s | relayout GB/s | \
          fraction of faster copy (median) | range of {rounds} rounds | relayout-par GB/s | \
-         par ÷ faster copy |"
+         par ÷ faster copy | stream copy, all threads, GB/s | par ÷ all-threads copy |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for spec in cases() {
         let mut k = case(spec);
-        let faster = |t: &[Duration; 4]| t[0].min(t[1]).as_secs_f64();
-        let mut all: Vec<(f64, [Duration; 4])> = (0..rounds)
+        let faster = |t: &[Duration; 5]| t[0].min(t[1]).as_secs_f64();
+        let mut all: Vec<(f64, [Duration; 5])> = (0..rounds)
             .map(|_| {
                 let t = round(&mut k);
                 (faster(&t) / t[2].as_secs_f64(), t)
@@ -187,9 +204,11 @@ fn summary(_: &mut Criterion) {
         let n = k.plan.dst_len() as f64;
         let gbs = |d: Duration| n / d.as_secs_f64() / 1e9;
         let par = if cfg!(feature = "rayon") {
-            format!("{:.2} | {:.2}", gbs(t[3]), faster(&t) / t[3].as_secs_f64())
+            let par = t[3].as_secs_f64();
+            let (all_copy, ratio) = (gbs(t[4]), t[4].as_secs_f64() / par);
+            format!("{:.2} | {:.2} | {all_copy:.2} | {ratio:.2}", gbs(t[3]), faster(&t) / par)
         } else {
-            String::from("- | -")
+            String::from("- | - | - | -")
         };
         println!(
             "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2}-{:.2} | {par} |",
