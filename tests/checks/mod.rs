@@ -22,8 +22,8 @@
 
 use arbitrary::{Result, Unstructured};
 use xlayout::{
-    read_packed, relayout, write_packed, ArrayShape, Dim, ErrorKind, Layout, Plan, PrimitiveType,
-    RelayoutPlan, Shape, SplitConfig, Tile, TileDim,
+    relayout, write_packed, ArrayShape, Dim, ErrorKind, Layout, Plan, PrimitiveType, RelayoutPlan,
+    Shape, SplitConfig, Tile, TileDim,
 };
 
 /// How far a case went: the bounded test counts these, so that a generator that stopped
@@ -497,20 +497,15 @@ fn garbage(len: usize, seed: u64) -> Vec<u8> {
     (0..len).map(|i| (value(i, seed) >> 13) as u8).collect()
 }
 
-/// Copies `n` bits of the element at `s` (of `sb` bits) in `src` into the element at `d` (of
-/// `db` bits) in `dst`, through the public packed accessors (whole bytes past 64 bits).
+/// Copies the low `min(sb, db)` bits of the element at `s` (of `sb` bits) in `src` into the
+/// element at `d` (of `db` bits) in `dst`, one bit at a time: slow, and plainly right for any
+/// widths (`E(n)` may exceed 64 bits and differ between the sides).
 fn copy_element(src: &[u8], s: usize, sb: usize, dst: &mut [u8], d: usize, db: usize) {
-    let n = sb.min(db);
-    if sb > 64 || db > 64 {
-        // Only whole-byte types are this wide, with the same width on both sides.
-        assert_eq!((sb, sb % 8), (db, 0));
-        let w = sb / 8;
-        dst[d * w..(d + 1) * w].copy_from_slice(&src[s * w..(s + 1) * w]);
-        return;
+    for k in 0..sb.min(db) {
+        let (from, to) = (s * sb + k, d * db + k);
+        let bit = (src[from / 8] >> (from % 8)) & 1;
+        dst[to / 8] = (dst[to / 8] & !(1 << (to % 8))) | (bit << (to % 8));
     }
-    let v = read_packed(src, s, sb as u32).expect("a source offset inside the buffer");
-    let keep = if n >= 64 { u64::MAX } else { (1 << n) - 1 };
-    write_packed(dst, d, db as u32, v & keep).expect("a destination offset inside the buffer");
 }
 
 /// The expected destination: zero, then each element where the destination's plan puts it.
@@ -584,19 +579,25 @@ pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Rea
     relayout(&src, &from.clone().into(), &mut free, &to.clone().into()).unwrap();
     assert!(free == expected, "{from} -> {to}: relayout differs");
 
-    // Every bit that holds no element is zero: padding, the L tail, the last byte's rest.
-    let db = tp.element_bits();
+    // Every bit that holds no element is zero: padding, the L tail, the last byte's rest; and
+    // an element narrower on the source side has zero high bits.
+    let (sb, db) = (fp.element_bits(), tp.element_bits());
+    let zero = |bits: core::ops::Range<usize>, what: &str| {
+        for bit in bits {
+            assert_eq!((dst[bit / 8] >> (bit % 8)) & 1, 0, "{from} -> {to}: bit {bit}, {what}");
+        }
+    };
     let mut memory = tp.memory_order();
     let mut off = 0;
     while let Some(ix) = memory.next_ref() {
-        if ix.is_none() && db <= 64 {
-            assert_eq!(read_packed(&dst, off, db as u32).unwrap(), 0, "{to}: padding at {off}");
+        if ix.is_none() {
+            zero(off * db..(off + 1) * db, "padding");
+        } else if sb < db {
+            zero(off * db + sb..(off + 1) * db, "widened");
         }
         off += 1;
     }
-    for bit in tp.grid_len() * db..dst.len() * 8 {
-        assert_eq!((dst[bit / 8] >> (bit % 8)) & 1, 0, "{to}: bit {bit} past the grid");
-    }
+    zero(tp.grid_len() * db..dst.len() * 8, "past the grid");
 
     // A buffer one byte too long or too short is refused, the destination untouched.
     let before = dst.clone();
