@@ -194,6 +194,63 @@ fn relayout_seeds_and_generated_pairs() {
     tally.at_least(Reached::Refused, 10);
 }
 
+/// Pieces of HLO module text that mutations insert.
+const HLO_TOKENS: &[&str] = &[
+    "\n",
+    "}",
+    "{",
+    "ENTRY %main () -> f32[] {\n",
+    "ROOT ",
+    "%x = ",
+    " parameter(0)",
+    "(",
+    ")",
+    "f32[8,128]{1,0:T(8,128)}",
+    "metadata={op_name=\"",
+    "\"",
+    "/*",
+    "*/",
+    "calls=",
+    "while(",
+    "condition=",
+    "body=",
+    "tuple(",
+    "get-tuple-element(",
+    "index=0",
+    ", ",
+];
+
+#[test]
+fn hlo_seeds_and_mutations() {
+    seeded("hlo", checks::hlo::hlo_text).at_least(Reached::Full, 50);
+    let seeds = seeds("hlo");
+    let mut rng = Rng(4);
+    let mut tally = Tally::default();
+    for _ in 0..60 {
+        let mut input = seeds[rng.below(seeds.len())].clone();
+        for _ in 0..1 + rng.below(8) {
+            let at = rng.below(input.len() + 1);
+            match rng.below(4) {
+                3 if at < input.len() => input[at] = 0xFF, // not UTF-8
+                0 => {
+                    let t = HLO_TOKENS[rng.below(HLO_TOKENS.len())].as_bytes();
+                    input.splice(at..at, t.iter().copied());
+                }
+                1 => {
+                    let end = (at + rng.below(64)).min(input.len());
+                    input.drain(at..end);
+                }
+                _ => input.truncate(at),
+            }
+        }
+        tally.add(checks::hlo::hlo_text(&input));
+    }
+    tally.at_least(Reached::Full, 30);
+    for _ in 0..200 {
+        checks::hlo::hlo_text(&rng.bytes(200));
+    }
+}
+
 /// Every input a fuzz target has found (`fuzz/regressions/<target>/`, each file named for
 /// what it broke), through that target's checks.
 #[test]

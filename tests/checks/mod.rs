@@ -18,7 +18,10 @@
 //!   `RelayoutPlan::run` equals its element-by-element general path bit for bit, and both
 //!   equal a reference written element by element through the two plans; padding is zero;
 //!   a wrong buffer length or a mismatched pair is an error with the destination untouched.
+//! - [`hlo::hlo_text`]: any bytes as an HLO module, through every stage of `xlayout::hlo`.
 #![allow(dead_code)] // each includer uses some of these
+
+pub mod hlo;
 
 use arbitrary::{Result, Unstructured};
 use xlayout::{
