@@ -8,7 +8,8 @@
 //!   accepts (except the `#(invalid)` XLA prints for a non-integer `#` type, which its own
 //!   parser refuses); `validate()` is `validate_all()`'s first error; `str::parse` is
 //!   parse-then-validate; and every array of a valid shape sizes and plans without panic,
-//!   with the offset properties of [`plan_properties`].
+//!   with the steps of XLA's `ArraySize` consistent and the offset properties of
+//!   [`plan_properties`].
 //! - [`plan_case`]: an array shape built in code from the bytes (odd sizes, 0 and 1 dims, up
 //!   to 17 tile levels, `*`, sub-byte `E(n)`, `L`, some invalid values on purpose), or a
 //!   shape text when the first byte is 0. `check` agrees with the verifier, the printed
@@ -147,12 +148,28 @@ fn valid_shape(s: &Shape) {
     match s {
         Shape::Array(a) | Shape::Buffer(a) => {
             let _ = (a.element_count(), a.byte_size_of(), a.byte_size());
+            array_size_walk(a);
             if let Ok(plan) = a.plan() {
                 let _ = plan_properties(a, &plan);
             }
         }
         Shape::Tuple(parts) => parts.iter().for_each(valid_shape),
         Shape::Token | Shape::Opaque => {}
+    }
+}
+
+/// The steps of XLA's `ArraySize` agree with each other: each size rounded up to its tile,
+/// their product the element count, the `L` rounding no smaller.
+fn array_size_walk(a: &ArrayShape) {
+    let Ok(w) = a.array_size_walk() else { return };
+    let product = w.dims.iter().try_fold(1u64, |n, d| n.checked_mul(d.padded));
+    assert_eq!(product, Some(w.element_count), "{a}: {w:?}");
+    assert!(w.aligned_count >= w.element_count, "{a}: {w:?}");
+    for d in &w.dims {
+        match d.tile {
+            Some(t) => assert!(t > 0 && d.padded % t == 0 && d.padded - d.size < t, "{a}: {d:?}"),
+            None => assert_eq!(d.padded, d.size, "{a}: {d:?}"),
+        }
     }
 }
 
@@ -192,6 +209,7 @@ fn array_properties(a: &ArrayShape) -> Reached {
     assert_eq!(a.to_string().parse::<ArrayShape>().is_ok(), checked.is_ok(), "{a}");
     let Ok(checked) = checked else { return Reached::Refused };
     let _ = (checked.element_count(), checked.byte_size_of(), checked.byte_size());
+    array_size_walk(a);
     match checked.plan() {
         Ok(plan) => plan_properties(a, &plan),
         Err(_) => Reached::Refused,
