@@ -112,24 +112,24 @@ const TOKENS: &[&str] = &[
     "(8,128)(2,1)",
 ];
 
-/// One to four edits of `input`: insert a token, delete a range, overwrite a byte,
-/// or repeat a range.
-fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+/// One to four edits of `input`: insert one of `tokens`, delete a range of up to `span`
+/// bytes, overwrite a byte (half the time one that is not ASCII), or repeat a range.
+fn mutate(rng: &mut Rng, input: &[u8], tokens: &[&str], span: usize) -> Vec<u8> {
     let mut v = input.to_vec();
     for _ in 0..1 + rng.below(4) {
         let at = rng.below(v.len() + 1);
         match rng.below(4) {
             0 => {
-                let t = TOKENS[rng.below(TOKENS.len())].as_bytes();
+                let t = tokens[rng.below(tokens.len())].as_bytes();
                 v.splice(at..at, t.iter().copied());
             }
             1 => {
-                let end = (at + rng.below(8)).min(v.len());
+                let end = (at + rng.below(span)).min(v.len());
                 v.drain(at..end);
             }
             2 if at < v.len() => v[at] = rng.next() as u8,
             _ => {
-                let end = (at + rng.below(8)).min(v.len());
+                let end = (at + rng.below(span)).min(v.len());
                 let piece = v[at..end].to_vec();
                 for _ in 0..rng.below(4) {
                     v.splice(at..at, piece.iter().copied());
@@ -147,7 +147,7 @@ fn shape_text_seeds_and_mutations() {
     let mut rng = Rng(1);
     for _ in 0..3000 {
         let seed = &seeds[rng.below(seeds.len())];
-        let input = mutate(&mut rng, seed);
+        let input = mutate(&mut rng, seed, TOKENS, 8);
         checks::shape_text(&input);
     }
     for _ in 0..500 {
@@ -182,7 +182,7 @@ fn plan_seeds_and_generated_arrays() {
     let seeds = seeds("plan");
     for _ in 0..300 {
         let seed = &seeds[rng.below(seeds.len())];
-        checks::plan_case(&mutate(&mut rng, seed));
+        checks::plan_case(&mutate(&mut rng, seed, TOKENS, 8));
     }
 }
 
@@ -227,23 +227,8 @@ fn hlo_seeds_and_mutations() {
     let mut rng = Rng(4);
     let mut tally = Tally::default();
     for _ in 0..60 {
-        let mut input = seeds[rng.below(seeds.len())].clone();
-        for _ in 0..1 + rng.below(8) {
-            let at = rng.below(input.len() + 1);
-            match rng.below(4) {
-                3 if at < input.len() => input[at] = 0xFF, // not UTF-8
-                0 => {
-                    let t = HLO_TOKENS[rng.below(HLO_TOKENS.len())].as_bytes();
-                    input.splice(at..at, t.iter().copied());
-                }
-                1 => {
-                    let end = (at + rng.below(64)).min(input.len());
-                    input.drain(at..end);
-                }
-                _ => input.truncate(at),
-            }
-        }
-        tally.add(checks::hlo::hlo_text(&input));
+        let seed = &seeds[rng.below(seeds.len())];
+        tally.add(checks::hlo::hlo_text(&mutate(&mut rng, seed, HLO_TOKENS, 64)));
     }
     tally.at_least(Reached::Full, 30);
     for _ in 0..200 {
