@@ -43,4 +43,10 @@ while IFS= read -r s; do
     printf '\0%s\n%s' "$s" "$plain" | seed relayout
 done < <(indexed)
 for f in "$data"/hlo/jax_cpu/*/after_optimizations.txt; do seed hlo <"$f"; done
+# A module, then XLA's buffer assignment and live ranges beside it, separated by 0 bytes.
+for d in "$data"/hlo/jax_cpu/*/; do
+    { cat "$d"after_optimizations.txt; printf '\0'; cat "$d"buffer_assignment.txt
+      printf '\0'; cat "$d"live_range.txt; } | seed peak
+done
+for f in "$data"/oom/*.txt; do seed oom <"$f"; done
 ls "$out" | while read -r t; do echo "$t: $(ls "$out/$t" | wc -l) seeds"; done

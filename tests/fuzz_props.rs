@@ -194,6 +194,39 @@ fn relayout_seeds_and_generated_pairs() {
     tally.at_least(Reached::Refused, 10);
 }
 
+#[test]
+fn peak_seeds() {
+    seeded("peak", checks::hlo::peak_text).at_least(Reached::Full, 50);
+    let mut rng = Rng(5);
+    for _ in 0..100 {
+        checks::hlo::peak_text(&rng.bytes(300));
+    }
+}
+
+/// Pieces of out-of-memory report text that mutations insert.
+const OOM_TOKENS: &[&str] = &[
+    "\n",
+    "  1. Size: 1.5G\n",
+    "     Shape: f32[3,5]{1,0:T(2,2)}\n",
+    "     Operator: op_name=\"x\"\n",
+    "     Unpadded size: 60B\n",
+    "     Extra memory due to padding: 192.00M (4.0x expansion)\n",
+    "     XLA label: fusion.1 = f32[8,128]{1,0:T(8,128)} fusion(p.0)\n",
+    "     Allocation type: HLO temp\n",
+    "     ==========================\n",
+];
+
+#[test]
+fn oom_seeds_and_mutations() {
+    seeded("oom", checks::oom::oom_text).at_least(Reached::Full, 6);
+    let seeds = seeds("oom");
+    let mut rng = Rng(6);
+    for _ in 0..300 {
+        let seed = &seeds[rng.below(seeds.len())];
+        checks::oom::oom_text(&mutate(&mut rng, seed, OOM_TOKENS, 40));
+    }
+}
+
 /// Pieces of HLO module text that mutations insert.
 const HLO_TOKENS: &[&str] = &[
     "\n",

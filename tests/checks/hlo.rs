@@ -63,3 +63,56 @@ pub fn hlo_text(data: &[u8]) -> Reached {
         Reached::Full
     }
 }
+
+/// (e, peak) A module with XLA's two memory files beside it, as `xlayout hlo --peak
+/// --buffer-assignment` reads them: the bytes split at 0 bytes into the module text, the
+/// buffer assignment and the live ranges.
+///
+/// Properties: no panic; every value and mark names an instruction of the module and a step
+/// of the flattened sequence, each live range starts before it ends, and where a rule is not
+/// modelled each bound's lower end is below its upper one; the dump readers report problems on lines
+/// of their text; everything serializes to JSON.
+pub fn peak_text(data: &[u8]) -> Reached {
+    use xlayout::hlo::{size_differences, BufferAssignment, LiveRangeDump, Peak};
+    let mut parts = data.splitn(3, |&b| b == 0).map(String::from_utf8_lossy);
+    let module = parts.next().unwrap_or_default();
+    let (assignment, ranges) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    let m = Module::parse(&module);
+    let analysis = Analysis::new(&m);
+    let peak = Peak::new(&analysis);
+    let n = m.instructions.len();
+    let steps = peak.sequence.len() as u32;
+    assert!(peak.sequence.iter().all(|&i| i < n));
+    for v in &peak.values {
+        assert!(v.instruction < n, "{v:?}");
+        assert!(v.range.start <= v.range.end, "{v:?}");
+        assert!(v.range.end < steps.max(1), "{v:?} of {steps} steps");
+    }
+    assert!(peak.xla.live.iter().all(|&v| v < peak.values.len()));
+    let marks = [peak.high_water.bytes, peak.high_water.array_bytes, peak.high_water.logical_bytes];
+    for mark in &marks {
+        assert!(mark.instruction.map_or(true, |i| i < n), "{mark:?}");
+    }
+    if let Some(b) = peak.bounds {
+        for bound in [b.bytes, b.array_bytes, b.logical_bytes] {
+            assert!(bound.lower <= bound.upper.unwrap_or(u64::MAX), "{bound:?}");
+        }
+    }
+    serde_json::to_string(&peak.xla).expect("XLA's peak serializes");
+    serde_json::to_string(&peak.high_water).expect("the marks serialize");
+
+    let b = BufferAssignment::parse(&assignment);
+    let lines = assignment.split('\n').count();
+    assert!(b.problems.iter().all(|p| (1..=lines).contains(&p.line)), "{:?}", b.problems);
+    let _ = b.total_bytes();
+    let _ = size_differences(&b, &analysis);
+    serde_json::to_string(&b).expect("an assignment serializes");
+    let r = LiveRangeDump::parse(&ranges);
+    let _ = r.peak_bytes();
+    serde_json::to_string(&r).expect("live ranges serialize");
+    if peak.values.is_empty() {
+        Reached::Refused
+    } else {
+        Reached::Full
+    }
+}
