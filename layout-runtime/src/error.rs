@@ -313,8 +313,9 @@ impl fmt::Display for RenderedError<'_> {
         let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
         let line = text[line_start..line_end].trim_end_matches('\r');
-        // Carets stop at the end of the line the span starts on.
-        let end = floor(span.end).clamp(start, line_start + line.len());
+        // Carets stop at the end of the line the span starts on (a span at its `\r` starts
+        // past the trimmed line: it gets one caret).
+        let end = floor(span.end).min(line_start + line.len()).max(start);
         if line_end < text.len() || line_start > 0 {
             let number = text[..line_start].matches('\n').count() + 1;
             write!(f, "\n  line {number}:")?;
@@ -378,5 +379,14 @@ mod tests {
         assert_eq!(shown(5..9, text), "error: bad\n  line 2:\n  cd\n   ^");
         assert_eq!(shown(0..2, text), "error: bad\n  line 1:\n  ab\n  ^^");
         assert_eq!(shown(8..9, text), "error: bad\n  line 3:\n  ef\n   ^");
+    }
+
+    #[test]
+    fn a_span_at_a_carriage_return_gets_one_caret_after_the_line() {
+        // Found by the shape_text fuzz target: `(\r` is an error at its end, past the end of
+        // the line once the `\r` is trimmed; rendering it panicked (clamp with min > max).
+        assert_eq!(shown(2..2, "(\r"), "error: bad\n  (\n    ^");
+        assert_eq!(shown(1..2, "(\r"), "error: bad\n  (\n   ^");
+        assert_eq!(shown(2..3, "ab\r\ncd"), "error: bad\n  line 1:\n  ab\n    ^");
     }
 }

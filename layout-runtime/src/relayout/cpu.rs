@@ -224,7 +224,7 @@ impl Caches {
 
     /// The data and unified caches CPUID lists: leaf 4 (Intel) or 0x8000_001D (AMD), the
     /// same format. `None` when neither lists a first-level data cache.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     fn read() -> Option<Caches> {
         use core::arch::x86_64::{__cpuid_count, CpuidResult};
         let cpuid = |leaf: u32, sub: u32| -> CpuidResult {
@@ -272,7 +272,9 @@ impl Caches {
         Some(found)
     }
 
-    #[cfg(not(target_arch = "x86_64"))]
+    /// Other architectures; and Miri, which cannot run CPUID (inline assembly in
+    /// `core::arch`): the kernels' choices then come from [`FALLBACK`].
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
     fn read() -> Option<Caches> {
         None
     }

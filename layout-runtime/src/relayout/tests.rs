@@ -211,6 +211,25 @@ fn part_starts<T: bytemuck::Pod + Send>(b: &Block, len: usize, unit: usize) -> V
 }
 
 #[test]
+fn each_sse2_kernel_on_small_buffers() {
+    // One small pair per kernel of `simd` (edges and scalar remainders included), streamed
+    // and not: small enough for Miri to check every `unsafe` block of the kernels through
+    // real plans (`cargo +nightly miri test -p layout-runtime --lib relayout`, README).
+    for (from, to) in [
+        ("s8[8,40]{1,0}", "s8[8,40]{1,0:T(4,40)(4,1)}"), // interleave_u8x4
+        ("bf16[6,21]{1,0}", "bf16[6,21]{1,0:T(2,21)(2,1)}"), // interleave_u16x2
+        ("bf16[6,21]{1,0:T(2,21)(2,1)}", "bf16[6,21]{1,0}"), // deinterleave_u16x2
+        ("f32[5,7]{1,0}", "f32[5,7]{0,1}"),              // transpose4, with edges
+        ("s4[9,72]{1,0:E(4)}", "s4[9,72]{1,0:T(64,128)(8,1)E(4)}"), // spread_nibbles8
+        ("f32[9,40]{1,0}", "f32[9,40]{1,0:T(8,32)}"),    // runs through stream_copy
+    ] {
+        let p = plan(from, to);
+        assert_ne!(engine_name(&p), "general", "{from} -> {to}");
+        check(&p);
+    }
+}
+
+#[test]
 fn blocks_large_enough_to_split_between_threads() {
     // Above the parallel split's minimum: `check` runs these on all cores too, where each
     // thread owns a slice of the destination cut along the outermost loop, or along the

@@ -10,11 +10,11 @@
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_castsi256_si128,
     _mm256_extracti128_si256, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_slli_epi16,
-    _mm256_srli_epi16, _mm256_stream_si256, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
-    _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi8,
-    _mm_and_si128, _mm_andnot_si128, _mm_or_si128, _mm_slli_epi16, _mm_srli_epi16,
-    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi8, _mm_unpacklo_epi16,
-    _mm_unpacklo_epi32, _mm_unpacklo_epi8,
+    _mm256_srli_epi16, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi8,
+    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi8, _mm_and_si128,
+    _mm_andnot_si128, _mm_or_si128, _mm_slli_epi16, _mm_srli_epi16, _mm_unpackhi_epi16,
+    _mm_unpackhi_epi32, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
+    _mm_unpacklo_epi8,
 };
 
 use super::super::kernel::{Rep, Transpose};
@@ -135,7 +135,17 @@ impl Vector for __m256i {
             // SAFETY: `_mm256_stream_si256` needs AVX (part of AVX2, which this method's
             // contract requires) and a pointer valid for 32 bytes of writes, 32-byte
             // aligned: `out` is a `&mut [u8; 32]` whose address was just checked.
-            unsafe { _mm256_stream_si256(out.as_mut_ptr().cast::<__m256i>(), self) }
+            #[cfg(not(miri))]
+            unsafe {
+                core::arch::x86_64::_mm256_stream_si256(out.as_mut_ptr().cast::<__m256i>(), self)
+            }
+            // Miri cannot run the non-temporal store (inline assembly in `core::arch`):
+            // an aligned typed store with the same preconditions, which Miri checks.
+            // SAFETY: as above: `out` is valid for 32 bytes of writes and 32-byte aligned.
+            #[cfg(miri)]
+            unsafe {
+                out.as_mut_ptr().cast::<__m256i>().write(self)
+            }
         } else if stream {
             // Two 16-byte halves: `put16` streams them if they are 16-byte aligned.
             let halves = [_mm256_castsi256_si128(self), _mm256_extracti128_si256(self, 1)];

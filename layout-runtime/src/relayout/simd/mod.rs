@@ -20,7 +20,7 @@ pub(super) mod avx2;
 pub(super) mod groups;
 pub(super) mod sse2;
 
-use core::arch::x86_64::{__m128i, _mm_prefetch, _mm_sfence, _mm_stream_si128, _MM_HINT_T0};
+use core::arch::x86_64::{__m128i, _mm_prefetch, _MM_HINT_T0};
 
 /// Bytes of a cache line.
 const LINE: usize = 64;
@@ -54,7 +54,19 @@ pub(super) fn put16<const K: usize>(dst: &mut [[u8; 16]; K], v: [__m128i; K], st
             // while we hold it. It starts `16·k` bytes after `dst`, whose address was
             // checked to be a multiple of 16 just above, so it is one too. SSE2 is enabled
             // wherever this module is compiled (`cfg` on `mod simd`).
-            unsafe { _mm_stream_si128(o.as_mut_ptr().cast::<__m128i>(), v) }
+            #[cfg(not(miri))]
+            unsafe {
+                core::arch::x86_64::_mm_stream_si128(o.as_mut_ptr().cast::<__m128i>(), v)
+            }
+            // Miri cannot run `_mm_stream_si128`, which is inline assembly (`movntdq`) in
+            // `core::arch`; it checks the same preconditions on an aligned typed store
+            // instead (it reports a misaligned or out-of-bounds one), so the streaming
+            // paths run there.
+            // SAFETY: as above: `o` is valid for 16 bytes of writes and 16-byte aligned.
+            #[cfg(miri)]
+            unsafe {
+                o.as_mut_ptr().cast::<__m128i>().write(v)
+            }
         }
     } else {
         for (o, v) in dst.iter_mut().zip(v) {
@@ -87,7 +99,12 @@ pub(super) fn stream_copy(dst: &mut [u8], src: &[u8]) {
 pub(super) fn fence() {
     // SAFETY: `_mm_sfence` only needs SSE (part of SSE2, enabled wherever this module is
     // compiled); it takes no operands and touches no memory, it only orders stores.
-    unsafe { _mm_sfence() }
+    #[cfg(not(miri))]
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
+    }
+    // Miri has no `llvm.x86.sse.sfence`; there the streaming stores are plain ones, which
+    // need no fence.
 }
 
 /// Asks for the cache line holding `x` to be loaded into the cache.

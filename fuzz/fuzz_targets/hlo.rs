@@ -1,0 +1,10 @@
+//! Fuzz target `hlo`: `checks::hlo::hlo_text` on every input (the properties are documented
+//! there).
+#![no_main]
+
+#[path = "../../tests/checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = checks::hlo::hlo_text(data);
+});

@@ -1,0 +1,7 @@
+//! Fuzz target `shape_text`: `checks::shape_text` on every input (the properties are documented there).
+#![no_main]
+
+#[path = "../../tests/checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::shape_text(data));

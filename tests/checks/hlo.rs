@@ -1,0 +1,118 @@
+//! (d) HLO module text: any bytes through `xlayout::hlo`'s stages (decode, parse, analysis,
+//! report), as `xlayout hlo` runs them.
+//!
+//! Properties: no panic; decoding is the identity on UTF-8 and reports each line that is not
+//! (inside the text's lines, in order); every diagnostic is on a line of the text, in line
+//! order; every instruction is on a line of the text and its shape, when read, is valid;
+//! every row and the whole report serialize to JSON.
+
+use xlayout::hlo::{decode, Analysis, GroupBy, Module, Report, ReportOptions};
+
+use super::Reached;
+
+/// The bytes as a module, through every stage.
+pub fn hlo_text(data: &[u8]) -> Reached {
+    let (text, problems) = decode(data);
+    match std::str::from_utf8(data) {
+        Ok(s) => {
+            assert!(problems.is_empty(), "{problems:?}");
+            assert_eq!(&*text, s);
+        }
+        Err(_) => assert!(!problems.is_empty(), "a decoding error without a diagnostic"),
+    }
+    let mut m = Module::parse(&text);
+    m.add_diagnostics(problems);
+    let lines = text.split('\n').count();
+    assert!(m.lines <= lines, "{} lines read of {lines}", m.lines);
+    for w in m.diagnostics.windows(2) {
+        assert!(w[0].line <= w[1].line, "diagnostics out of line order: {w:?}");
+    }
+    for d in &m.diagnostics {
+        assert!((1..=lines).contains(&d.line), "{d:?} of {lines} lines");
+    }
+    for (i, ins) in m.instructions.iter().enumerate() {
+        assert!((1..=lines).contains(&ins.line), "instruction {i} on line {}", ins.line);
+        if let Some(shape) = m.shape(i) {
+            assert_eq!(shape.validate(), Ok(()), "instruction {i}");
+        }
+    }
+    let analysis = Analysis::new(&m);
+    for i in 0..m.instructions.len() {
+        let row = analysis.row(i);
+        assert_eq!(row.line, m.instructions[i].line);
+        serde_json::to_string(&row).expect("a row serializes");
+    }
+    for options in [
+        ReportOptions::default(),
+        ReportOptions {
+            top: 2,
+            min_bytes: 1 << 20,
+            group_by: Some(GroupBy::Op),
+            op_depth: Some(1),
+        },
+        ReportOptions { top: 1, min_bytes: 0, group_by: Some(GroupBy::Opcode), op_depth: None },
+        ReportOptions { top: 3, min_bytes: 0, group_by: Some(GroupBy::Shape), op_depth: None },
+    ] {
+        let report = Report::new(&analysis, options);
+        serde_json::to_string(&report).expect("a report serializes");
+        let _ = report.expanding_more_than(11, 10);
+    }
+    if m.instructions.is_empty() {
+        Reached::Refused
+    } else {
+        Reached::Full
+    }
+}
+
+/// (e, peak) A module with XLA's two memory files beside it, as `xlayout hlo --peak
+/// --buffer-assignment` reads them: the bytes split at 0 bytes into the module text, the
+/// buffer assignment and the live ranges.
+///
+/// Properties: no panic; every value and mark names an instruction of the module and a step
+/// of the flattened sequence, each live range starts before it ends, and where a rule is not
+/// modelled each bound's lower end is below its upper one; the dump readers report problems on lines
+/// of their text; the dumps serialize to JSON.
+pub fn peak_text(data: &[u8]) -> Reached {
+    use xlayout::hlo::{size_differences, BufferAssignment, LiveRangeDump, Peak};
+    let mut parts = data.splitn(3, |&b| b == 0).map(String::from_utf8_lossy);
+    let module = parts.next().unwrap_or_default();
+    let (assignment, ranges) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    let m = Module::parse(&module);
+    let analysis = Analysis::new(&m);
+    let peak = Peak::new(&analysis);
+    let n = m.instructions.len();
+    let steps = peak.sequence.len() as u32;
+    assert!(peak.sequence.iter().all(|&i| i < n));
+    for v in &peak.values {
+        assert!(v.instruction < n, "{v:?}");
+        assert!(v.range.start <= v.range.end, "{v:?}");
+        // A live-out value lives to the end of the sequence: one step past the last.
+        assert!(v.range.end <= steps, "{v:?} of {steps} steps");
+    }
+    assert!(peak.xla.live.iter().all(|&v| v < peak.values.len()));
+    let marks = [peak.high_water.bytes, peak.high_water.array_bytes, peak.high_water.logical_bytes];
+    for mark in &marks {
+        assert!(mark.instruction.map_or(true, |i| i < n), "{mark:?}");
+    }
+    if let Some(b) = peak.bounds {
+        for bound in [b.bytes, b.array_bytes, b.logical_bytes] {
+            assert!(bound.lower <= bound.upper.unwrap_or(u64::MAX), "{bound:?}");
+        }
+    }
+    let _ = format!("{peak:?}");
+
+    let b = BufferAssignment::parse(&assignment);
+    let lines = assignment.split('\n').count();
+    assert!(b.problems.iter().all(|p| (1..=lines).contains(&p.line)), "{:?}", b.problems);
+    let _ = b.total_bytes();
+    let _ = size_differences(&b, &analysis);
+    serde_json::to_string(&b).expect("an assignment serializes");
+    let r = LiveRangeDump::parse(&ranges);
+    let _ = r.peak_bytes();
+    serde_json::to_string(&r).expect("live ranges serialize");
+    if peak.values.is_empty() {
+        Reached::Refused
+    } else {
+        Reached::Full
+    }
+}
