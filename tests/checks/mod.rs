@@ -16,7 +16,9 @@
 //!   inverse, no two elements at one offset, and sizes that agree.
 //! - [`relayout_case`]: two layouts of one array, built the same way (or two shape texts);
 //!   `RelayoutPlan::run` equals its element-by-element general path bit for bit, and both
-//!   equal a reference written element by element through the two plans; padding is zero;
+//!   equal a reference written element by element through the two plans, as do `run` and
+//!   `run_parallel` at every SIMD level with non-temporal stores forced on, into
+//!   destinations at several alignments (bytes around them untouched); padding is zero;
 //!   a wrong buffer length or a mismatched pair is an error with the destination untouched.
 //! - [`hlo::hlo_text`]: any bytes as an HLO module, through every stage of `xlayout::hlo`;
 //!   [`hlo::peak_text`]: a module and XLA's memory files beside it, through `--peak`.
@@ -29,7 +31,7 @@ pub mod oom;
 use arbitrary::{Result, Unstructured};
 use xlayout::{
     relayout, write_packed, ArrayShape, Dim, ErrorKind, Layout, Plan, PrimitiveType, RelayoutPlan,
-    Shape, SplitConfig, Tile, TileDim,
+    Shape, Simd, SplitConfig, Tile, TileDim,
 };
 
 /// How far a case went: the bounded test counts these, so that a generator that stopped
@@ -584,6 +586,21 @@ pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Rea
     let mut free = garbage(plan.dst_len(), seed ^ 9);
     relayout(&src, &from.clone().into(), &mut free, &to.clone().into()).unwrap();
     assert!(free == expected, "{from} -> {to}: relayout differs");
+    // Every SIMD level this machine runs, with non-temporal stores forced on (by default only
+    // destinations of megabytes stream), into a destination on a cache line, 16 or 32 bytes
+    // past one, or one byte off any alignment.
+    let offset = [0, 16, 32, 1][(seed % 4) as usize];
+    for simd in Simd::supported() {
+        let p = plan.clone().with_simd(simd).with_stream_min(0);
+        let mut buf = garbage(plan.dst_len() + 128, seed ^ 17);
+        let at = buf.as_ptr().align_offset(64) + offset;
+        let around = [buf[..at].to_vec(), buf[at + plan.dst_len()..].to_vec()];
+        p.run(&src, &mut buf[at..at + plan.dst_len()]).unwrap();
+        assert!(buf[at..at + plan.dst_len()] == expected, "{from} -> {to}: {simd:?} streamed");
+        assert!(buf[..at] == around[0] && buf[at + plan.dst_len()..] == around[1]);
+        p.run_parallel(&src, &mut buf[at..at + plan.dst_len()]).unwrap();
+        assert!(buf[at..at + plan.dst_len()] == expected, "{from} -> {to}: {simd:?} parallel");
+    }
 
     // Every bit that holds no element is zero: padding, the L tail, the last byte's rest; and
     // an element narrower on the source side has zero high bits.

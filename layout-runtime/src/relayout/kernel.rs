@@ -90,6 +90,25 @@ impl Ctx {
         dst.copy_from_slice(src);
     }
 
+    /// `dst` = the pieces `piece(0)`, `piece(1)`, ... of `run` bytes each, one after the
+    /// other; streamed when the context says so, every whole line of `dst` in one piece
+    /// (see `simd::stream_gather`).
+    #[inline(always)]
+    pub(super) fn put_runs<'s>(
+        self,
+        dst: &mut [u8],
+        run: usize,
+        piece: impl Fn(usize) -> &'s [u8],
+    ) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if self.stream {
+            return super::simd::stream_gather(dst, run, piece);
+        }
+        for (k, out) in dst.chunks_exact_mut(run).enumerate() {
+            out.copy_from_slice(piece(k));
+        }
+    }
+
     /// Makes streamed stores ordered before what follows (call before handing `dst` on).
     pub(super) fn finish(self) {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -242,6 +261,19 @@ impl<T: Elem> Kernels<T> for Whole {
         // One loop nest per kernel: the choice is made once per block, not per position.
         match b.inner {
             Inner::Point => walk(&b.outer, b.src, d0, &mut |s, d| dst[d] = src[s]),
+            // Runs that follow each other in `dst` (the innermost loop steps by exactly
+            // one run there, as the rows of a tile do) are written as one span, so that the
+            // lines at their seams are streamed too.
+            Inner::Run(n) if ctx.stream && b.outer.last().is_some_and(|m| m.dst == n) => {
+                let (inner, rest) = b.outer.split_last().expect("checked just above");
+                let (bytes, step) = (n * core::mem::size_of::<T>(), inner.src);
+                walk(rest, b.src, d0, &mut |s, d| {
+                    let span = &mut dst[d..d + inner.extent * n];
+                    ctx.put_runs(bytemuck::cast_slice_mut(span), bytes, |k| {
+                        bytemuck::cast_slice(&src[s + k * step..][..n])
+                    });
+                });
+            }
             Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| {
                 ctx.put(
                     bytemuck::cast_slice_mut(&mut dst[d..d + n]),

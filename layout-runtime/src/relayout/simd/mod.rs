@@ -93,6 +93,83 @@ pub(super) fn stream_copy(dst: &mut [u8], src: &[u8]) {
     tail.copy_from_slice(&src[first + whole..]);
 }
 
+/// `dst` = the concatenation of `dst.len() / run` pieces of `run` bytes (piece `k` is
+/// `piece(k)`), with every whole cache line of `dst` streamed, the lines that straddle two
+/// pieces included: they are put together in registers first. Copying piece by piece with
+/// [`stream_copy`] leaves the line at each seam to plain stores, which read it from memory
+/// first; with the destination 32 bytes past a line that halved the speed of 512-byte
+/// pieces (5.3 against 11-13 GB/s).
+#[inline(always)]
+pub(super) fn stream_gather<'s>(dst: &mut [u8], run: usize, piece: impl Fn(usize) -> &'s [u8]) {
+    debug_assert!(run > 0 && dst.len() % run == 0);
+    let first = dst.as_ptr().align_offset(LINE).min(dst.len());
+    let whole = (dst.len() - first) / LINE * LINE;
+    let (head, rest) = dst.split_at_mut(first);
+    let (middle, tail) = rest.split_at_mut(whole);
+    let mut at = Seam { run, k: 0, i: 0 };
+    at.fill(head, &piece);
+    let mut lines: &mut [[[u8; 16]; 4]] = bytemuck::cast_slice_mut(middle);
+    while !lines.is_empty() {
+        // The lines inside the current piece, streamed straight from it; or, where the
+        // piece ends inside the next line, that line put together first.
+        let inside = ((run - at.i) / LINE).min(lines.len());
+        if inside > 0 {
+            let (out, more) = core::mem::take(&mut lines).split_at_mut(inside);
+            let from = &piece(at.k)[at.i..][..inside * LINE];
+            for (o, v) in out.iter_mut().zip(bytemuck::cast_slice::<u8, [[u8; 16]; 4]>(from)) {
+                put16(o, v.map(bytemuck::cast), true);
+            }
+            at.advance(inside * LINE);
+            lines = more;
+        } else if let Some((seam, more)) = core::mem::take(&mut lines).split_first_mut() {
+            let mut v = [[0u8; 16]; 4];
+            if run >= LINE {
+                // The last `a` bytes of this piece and the first of the next, from copies
+                // of fixed size (copies of any size are calls, too slow once a line).
+                let a = run - at.i;
+                let mut two = [0u8; 2 * LINE];
+                two[..LINE].copy_from_slice(&piece(at.k)[run - LINE..]);
+                two[LINE..].copy_from_slice(&piece(at.k + 1)[..LINE]);
+                v = bytemuck::cast(<[u8; LINE]>::try_from(&two[LINE - a..][..LINE]).expect("64"));
+                at.advance(a);
+                at.advance(LINE - a);
+            } else {
+                at.fill(bytemuck::cast_slice_mut(&mut v), &piece);
+            }
+            put16(seam, v.map(bytemuck::cast), true);
+            lines = more;
+        }
+    }
+    at.fill(tail, &piece);
+}
+
+/// Where [`stream_gather`] takes its next byte from: piece `k`, byte `i` (of `run`).
+struct Seam {
+    run: usize,
+    k: usize,
+    i: usize,
+}
+
+impl Seam {
+    fn advance(&mut self, bytes: usize) {
+        self.i += bytes;
+        if self.i == self.run {
+            (self.k, self.i) = (self.k + 1, 0);
+        }
+    }
+
+    /// Fills `out` from the next bytes of the pieces.
+    fn fill<'s>(&mut self, out: &mut [u8], piece: &impl Fn(usize) -> &'s [u8]) {
+        let mut o = 0;
+        while o < out.len() {
+            let take = (self.run - self.i).min(out.len() - o);
+            out[o..o + take].copy_from_slice(&piece(self.k)[self.i..self.i + take]);
+            o += take;
+            self.advance(take);
+        }
+    }
+}
+
 /// Orders the non-temporal stores before anything this thread writes next (a release to
 /// another thread included): they are weakly ordered otherwise.
 #[allow(unused_unsafe)]
@@ -119,6 +196,9 @@ pub(super) fn prefetch<T>(x: &T) {
 
 #[cfg(test)]
 mod tests {
+    use alloc::format;
+    use alloc::vec::Vec;
+
     use super::*;
 
     #[test]
@@ -131,6 +211,27 @@ mod tests {
                 fence();
                 assert_eq!(dst[offset..offset + len], src[..len], "offset {offset} len {len}");
                 assert!(dst[..offset].iter().chain(&dst[offset + len..]).all(|&b| b == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn stream_gather_streams_across_the_seams() {
+        let src: [u8; 600] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+        // Piece k starts 37k bytes into `src`: pieces overlap or leave gaps, like rows.
+        for offset in 0..65 {
+            for run in [1, 3, 16, 48, 63, 64, 65, 100] {
+                for pieces in [0, 1, 2, 5] {
+                    let len = run * pieces;
+                    let mut dst = [0u8; 600];
+                    stream_gather(&mut dst[offset..offset + len], run, |k| &src[37 * k..][..run]);
+                    fence();
+                    let want: Vec<u8> =
+                        (0..pieces).flat_map(|k| src[37 * k..][..run].iter().copied()).collect();
+                    let what = format!("offset {offset} run {run} pieces {pieces}");
+                    assert_eq!(dst[offset..offset + len], want[..], "{what}");
+                    assert!(dst[..offset].iter().chain(&dst[offset + len..]).all(|&b| b == 0));
+                }
             }
         }
     }
