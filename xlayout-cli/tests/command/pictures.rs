@@ -1,30 +1,21 @@
 //! The command's pictures: `xlayout map SHAPE --svg [FILE]` with its window, origin and
 //! tiles options, and `xlayout hlo ... --html PAGE`. The pictures themselves are the
-//! library's (tests/draw_svg.rs and tests/draw_html.rs check them); here: that the command
+//! library's (the root crate's tests/draw_svg.rs and tests/draw_html.rs check them); here: that the command
 //! writes exactly them, where it is told, and fails as a command should.
-
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 use xlayout::draw::{map_svg, MapOptions};
 use xlayout::ArrayShape;
 
+use crate::support;
+
 /// Exit status, standard output, standard error.
 fn xlayout(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xlayout"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+    let run = support::xlayout(args, b"");
+    (run.status, run.stdout, run.stderr)
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-pictures").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> std::path::PathBuf {
+    support::scratch(&format!("pictures-{name}"))
 }
 
 fn svg(shape: &str, options: &MapOptions) -> String {
@@ -89,7 +80,7 @@ fn map_svg_failures() {
 
 #[test]
 fn hlo_html_writes_the_page() {
-    let dump = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hlo/tpu_train_step.txt");
+    let dump = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/hlo/tpu_train_step.txt");
     let text_report = xlayout(&["hlo", dump]);
     let page = scratch("html").join("report.html");
     let path = page.to_str().unwrap();
@@ -103,7 +94,7 @@ fn hlo_html_writes_the_page() {
     let (status, out, _) = xlayout(&["hlo", dump, "--html", "-"]);
     assert_eq!((status, out), (text_report.0, html));
     // Several modules: one page, a section each.
-    let fragment = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hlo/tpu_fragment.txt");
+    let fragment = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/hlo/tpu_fragment.txt");
     xlayout(&["hlo", dump, fragment, "--html", path]);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<title>xlayout: 2 modules</title>"));

@@ -1,5 +1,6 @@
 //! Running the `xlayout` command as a user does, for the command tests: its standard streams
-//! pipes, its output and exit status collected.
+//! pipes, its output and exit status collected, from the repository root (so file names are
+//! as the tests and the README write them: `tests/data/...`).
 
 use std::io::Write;
 use std::path::Path;
@@ -10,6 +11,29 @@ pub struct Run {
     pub status: i32,
     pub stdout: String,
     pub stderr: String,
+}
+
+/// The repository root: the workspace's, where `tests/data` and the README are.
+pub fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// The command running in the repository root, its standard streams pipes.
+pub fn spawn(args: &[&str]) -> Child {
+    spawn_in(root(), args)
+}
+
+/// Runs `xlayout ARGS` in the repository root with `stdin` as its standard input.
+pub fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
+    run_in(root(), args, stdin)
+}
+
+/// A fresh, empty folder for files a test writes, named for the test.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// The command running in `dir`, its standard streams pipes.

@@ -1,15 +1,9 @@
 //! `xlayout hlo --peak` as scripts and people use it: the TSV and JSON contract, the
 //! table, XLA's own files beside a module, `--buffer-assignment`, and the exit status.
 
-mod command;
-
-use command::{run_in, Run};
 use serde_json::Value;
 
-/// Runs `xlayout ARGS` from the repository root (file names as the tests write them).
-fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
-    run_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args, stdin)
-}
+use crate::support::{self, xlayout, Run};
 
 /// Runs `xlayout hlo --peak ARGS`.
 fn peak(args: &[&str], stdin: &[u8]) -> Run {
@@ -171,7 +165,7 @@ fn what_is_not_modelled_is_said_and_bounded() {
 
 #[test]
 fn standard_input_and_usage_errors() {
-    let text = std::fs::read(format!("{}/{TPU}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let text = std::fs::read(support::root().join(TPU)).unwrap();
     let r = peak(&["--format", "tsv", "-"], &text);
     assert_eq!(r.status, 0);
     assert_eq!(r.stdout.lines().count(), 7);
@@ -196,7 +190,7 @@ fn standard_input_and_usage_errors() {
 /// The README's example is what the command prints.
 #[test]
 fn the_readme_example_is_the_real_output() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../../README.md");
     let command = "$ xlayout hlo --peak --format table tests/data/hlo/jax_cpu/scan_cumsum\n";
     let start = readme.find(command).expect("the README shows the table") + command.len();
     let shown = &readme[start..start + readme[start..].find("```").unwrap()];

@@ -2,17 +2,14 @@
 //! directories and standard input, problems on standard error, and the exit status.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::{Command, Stdio};
 
-mod command;
-use command::Run;
+use crate::support::{self, Run};
 
-/// Runs `xlayout hlo ARGS` from the repository root (so file names are as the tests write
-/// them).
+/// Runs `xlayout hlo ARGS` from the repository root.
 fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
     let args: Vec<&str> = std::iter::once("hlo").chain(args.iter().copied()).collect();
-    command::run_in(Path::new(env!("CARGO_MANIFEST_DIR")), &args, stdin)
+    support::xlayout(&args, stdin)
 }
 
 const OOM: &str = "tests/data/hlo/tpu_oom_shapes.txt";
@@ -326,7 +323,7 @@ fn a_closed_pipe_ends_a_long_listing_quietly() {
 /// The README's worked example is what the command prints.
 #[test]
 fn the_readme_example_is_the_real_output() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../../README.md");
     let command = "$ xlayout hlo --format table --top 3 tests/data/hlo/tpu_train_step.txt\n";
     let start = readme.find(command).expect("the README shows the table") + command.len();
     let shown = &readme[start..start + readme[start..].find("```").unwrap()];

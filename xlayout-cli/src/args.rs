@@ -28,7 +28,7 @@ Exit status: 0 when every input was answered ok, 1 when any input was an error, 
 usage error or when an input cannot be read or the output cannot be written. A closed
 output pipe (`xlayout canon < shapes.txt | head -1`) ends the command quietly, status 0.";
 
-/// One mode of the command, run by `cli::run`. The doc comments are `--help` text, kept
+/// One mode of the command, run by `run` in lib.rs. The doc comments are `--help` text, kept
 /// verbatim: clap (without its terminal-size feature) does not wrap lines.
 #[derive(Debug, Subcommand)]
 pub enum Command {

@@ -1,15 +1,33 @@
-//! The `xlayout` command: [`args`] says what the command line means, [`run`] runs it, one
-//! function per mode, and [`io`] is where bytes come from and go. The scripting commands
-//! answer each input on its own line, `ok ...` or `err ...`; the person commands write a
-//! report. Exit status: 0 when every input was ok, 1 when any was not, 2 for a usage error
-//! or an input or output that failed (but 0 for a closed output pipe).
+//! The `xlayout` command: explains XLA shapes, layouts and the memory of HLO modules to a
+//! person, and answers scripts one line per input.
+//!
+//! This crate is the command only; the semantics live in the `xlayout` library (and its
+//! `layout-runtime`), so a library user never builds clap, csv or serde_json. `args.rs` says
+//! what the command line means, `run` runs it, one function per mode, and `io.rs` is where
+//! bytes come from and go. The scripting commands answer each input on its own line,
+//! `ok ...` or `err ...`; the person commands write a report. Exit status: 0 when every
+//! input was ok, 1 when any was not, 2 for a usage error or an input or output that failed
+//! (but 0 for a closed output pipe).
+//!
+//! The command is also a library, so that other front ends (the Python package's `xlayout`
+//! script) run exactly this code:
+//!
+//! ```
+//! // `xlayout canon f32[3,5]` prints `ok f32[3,5]{1,0}` and exits 0.
+//! assert_eq!(xlayout_cli::main_with_args(["xlayout", "canon", "f32[3,5]"]), 0);
+//! assert_eq!(xlayout_cli::main_with_args(["xlayout", "bytes", "f32[3,5]{1,0:T(0,2)}"]), 1);
+//! ```
+#![warn(missing_docs)]
 
+use std::ffi::OsString;
+
+use clap::Parser;
 use xlayout::{draw, ArrayShape, Error, Plan, Shape};
 
-pub mod args;
+mod args;
 mod explain;
 mod hlo;
-pub mod io;
+mod io;
 mod map;
 mod oom;
 mod peak;
@@ -17,11 +35,37 @@ mod peak;
 use args::{Cli, Command};
 use io::{shape_text, Failure, Out, Stdin};
 
+/// Runs the command as `xlayout` with these arguments (the first is the program's name, as
+/// in [`std::env::args_os`]), on the process's standard input, output and error; returns
+/// the exit status.
+///
+/// ```
+/// assert_eq!(xlayout_cli::main_with_args(["xlayout", "--version"]), 0);
+/// assert_eq!(xlayout_cli::main_with_args(["xlayout", "no-such-command"]), 2);
+/// ```
+pub fn main_with_args<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let stdin = std::io::stdin();
+    let mut stdin = stdin.lock();
+    // Standard output is line-buffered: a script that writes an input and waits for its
+    // answer gets it at once.
+    let mut stdout = std::io::stdout().lock();
+    let mut out = Out::new(&mut stdout);
+    let result = Cli::try_parse_from(args)
+        .map_err(Failure::Usage)
+        .and_then(|args| run(args, &mut Stdin::new(&mut stdin), &mut out))
+        .and_then(|status| out.flush().map(|()| status));
+    io::finish(result, &mut stdout, &mut std::io::stderr().lock())
+}
+
 /// Exit status of a run that reached its end: 0 when every input was ok, 1 otherwise.
-pub type Status = u8;
+type Status = u8;
 
 /// Runs the parsed command line; every answer goes to `out`.
-pub fn run(cli: Cli, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+fn run(cli: Cli, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
     match cli.command {
         None => demo(out),
         Some(Command::Canon(a)) => a.canon(stdin, out),
@@ -128,7 +172,7 @@ fn map_of(text: String, leading: Option<&[usize]>) -> Result<String, Failure> {
 
 /// Why an input of a scripting command got no answer: the `err` line's message.
 #[derive(Debug)]
-pub struct Reject(pub String);
+pub(crate) struct Reject(pub(crate) String);
 
 impl From<Error> for Reject {
     fn from(e: Error) -> Reject {

@@ -2,20 +2,9 @@
 //! status. Expected values are XLA's (the conformance data) or derived in the comments.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Command;
 
-mod command;
-use command::Run;
-
-/// The command running, its standard streams pipes.
-fn spawn(args: &[&str]) -> Child {
-    command::spawn_in(Path::new("."), args)
-}
-
-fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
-    command::run_in(Path::new("."), args, stdin)
-}
+use crate::support::{spawn, xlayout, Run};
 
 fn lines(r: &Run) -> Vec<&str> {
     r.stdout.lines().collect()

@@ -8,11 +8,7 @@ use std::process::{Command, Stdio};
 /// The budget of the hostile-input issue.
 const LIMIT_KIB: u32 = 64 * 1024;
 
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::support::Run;
 
 /// `xlayout ARGS < stdin` under the memory limit; `None` when no shell can impose it.
 fn limited(args: &[&str], stdin: &[u8]) -> Option<Run> {

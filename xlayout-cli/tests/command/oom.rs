@@ -1,15 +1,9 @@
 //! `xlayout oom` as scripts and people use it: the TSV columns, JSON, the table, `--hlo`
 //! joining labels to a dump, standard input, and the exit status.
 
-mod command;
-
-use command::{run_in, Run};
 use serde_json::Value;
 
-/// Runs `xlayout ARGS` from the repository root (file names as the tests write them).
-fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
-    run_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args, stdin)
-}
+use crate::support::{self, xlayout};
 
 const HEADER: &str = "file\tentry\tmemory_space\tshape\tprinted_size\tsize_bytes\tlogical_bytes\tpadding_bytes\texpansion\tagrees\tinferred_tiling\tinstruction\top_name\tprinted_unpadded\tprinted_padding\tprinted_expansion\tallocation_type\topcode\tsource\tcause\tbest_layout\tbest_bytes\thlo_shape\thlo_source";
 
@@ -87,9 +81,7 @@ fn labels_join_the_dump() {
 
 #[test]
 fn the_table_for_people() {
-    let text =
-        std::fs::read(format!("{}/tests/data/oom/e1000_crlf.txt", env!("CARGO_MANIFEST_DIR")))
-            .unwrap();
+    let text = std::fs::read(support::root().join("tests/data/oom/e1000_crlf.txt")).unwrap();
     let r = xlayout(&["oom", "--format", "table"], &text);
     assert_eq!(r.status, 0);
     let expected = "\
@@ -143,7 +135,7 @@ fn several_reports_and_csv() {
 /// The README's example is what the command prints.
 #[test]
 fn the_readme_example_is_the_real_output() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../../README.md");
     let command = "$ xlayout oom --format table tests/data/oom/vmem_untiled.txt\n";
     let start = readme.find(command).expect("the README shows the table") + command.len();
     let shown = &readme[start..start + readme[start..].find("```").unwrap()];
