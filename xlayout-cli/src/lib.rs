@@ -30,6 +30,7 @@ mod hlo;
 mod io;
 mod map;
 mod oom;
+mod output;
 mod peak;
 
 use args::{Cli, Command};

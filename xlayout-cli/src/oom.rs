@@ -9,8 +9,8 @@ use xlayout::hlo::{decode, Module, REPORT_VERSION};
 use xlayout::oom::{join, Entry, Joined, OomReport, Printed};
 
 use super::args::{Format, Oom};
-use super::hlo::{aligned, chosen_format, csv_line, human, or_dash, record, warn};
 use super::io::{self, Failure, Out, Stdin};
+use super::output::{aligned, chosen_format, csv_line, human, or_dash, record, warn};
 use super::Status;
 
 /// The TSV and CSV header: one row per entry (a contract with scripts).

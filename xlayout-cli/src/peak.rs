@@ -12,8 +12,8 @@ use xlayout::hlo::{
 };
 
 use super::args::{Format, Hlo};
-use super::hlo::{aligned, count, csv_line, record, warn};
 use super::io::{self, Failure, Out, Stdin};
+use super::output::{aligned, count, csv_line, record, warn};
 use super::Status;
 
 /// The TSV and CSV header of `--peak`: one row per value XLA lists at its peak, in its
