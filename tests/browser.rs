@@ -5,7 +5,7 @@
 //! Skipped, with the reason printed, when no Chromium is installed (`.ci/run` installs
 //! Debian's `chromium` when it can); `XLAYOUT_CHROMIUM` names the browser to use.
 
-mod drawing;
+use crate::drawing;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -78,20 +78,16 @@ fn render(browser: &Path, file: &Path) -> Rendered {
 
 /// A scratch directory for the files the browser loads.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::support::scratch(&format!("browser-{name}"))
 }
 
 #[test]
 fn svg_maps_render_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!(
-            "skipped: no Chromium found (PATH has no chromium, chromium-browser or google-chrome, \
-             and XLAYOUT_CHROMIUM is not set); `apt-get install chromium` enables this check"
+        return crate::support::missing_tool(
+            "no Chromium found (PATH has no chromium, chromium-browser or google-chrome, and \
+             XLAYOUT_CHROMIUM is not set); `apt-get install chromium` enables this check",
         );
-        return;
     };
     let dir = scratch("svg");
     let tiles = MapOptions { tiles: true, ..MapOptions::default() };
@@ -172,8 +168,7 @@ fn column(dom: &str, id: &str, column: usize) -> Vec<String> {
 #[test]
 fn html_report_renders_and_sorts_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
-        return;
+        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
     };
     let dir = scratch("html");
     let dump =
@@ -223,8 +218,7 @@ fn html_report_renders_and_sorts_in_chromium() {
 #[test]
 fn hostile_dump_runs_nothing_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
-        return;
+        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
     };
     let dir = scratch("hostile");
     let dump = br#"HloModule m

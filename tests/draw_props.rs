@@ -2,8 +2,7 @@
 //! offset of its index, a padding cell a padding position (each a different one), a memory
 //! cell the index stored at its offset; a tile cell the offset of the tile's corner.
 
-mod common;
-mod drawing;
+use crate::{common, drawing};
 
 use std::collections::BTreeSet;
 

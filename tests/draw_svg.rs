@@ -5,7 +5,7 @@
 //! (the same derivations as /work/shared/spec and the conformance data), never taken from the
 //! code under test.
 
-mod drawing;
+use crate::drawing;
 
 use std::collections::BTreeSet;
 

@@ -13,8 +13,7 @@ use xlayout::hlo::{
 use xlayout::Shape;
 
 fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/hlo/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    crate::support::data(&format!("hlo/{name}"))
 }
 
 /// One row in one line: line, computation, name, opcode, shape, memory spaces, array and

@@ -9,16 +9,11 @@ use serde_json::Value;
 use xlayout::hlo::{decode, Analysis, Module, Ownership, Report, ReportOptions};
 
 fn data(path: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/hlo/jax_cpu/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn manifest() -> Value {
-    serde_json::from_slice(&data("manifest.json")).unwrap()
+    crate::support::data(&format!("hlo/jax_cpu/{path}"))
 }
 
 fn programs() -> Vec<Value> {
-    manifest()["programs"].as_array().unwrap().clone()
+    crate::support::jax_programs()
 }
 
 #[test]

@@ -10,7 +10,7 @@
 
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 use xlayout::{
     read_packed, relayout, write_packed, ArrayShape, ErrorKind, Plan, PrimitiveType, RelayoutPlan,
     Shape,

@@ -11,8 +11,7 @@ use xlayout::{
     StaticLayout, S1, S2, S4, U1, U2, U4,
 };
 
-#[path = "common/minifloats.rs"]
-mod minifloat_table;
+use crate::common::minifloats as minifloat_table;
 
 layout! {
     struct Pred = pred[3];

@@ -24,7 +24,7 @@ fn limited(args: &[&str], stdin: &[u8]) -> Option<Run> {
         .stderr(Stdio::piped())
         .spawn();
     let Ok(mut child) = spawned else {
-        eprintln!("skipped: no `sh` to run the command under a memory limit");
+        crate::support::missing_tool("no `sh` to run the command under a memory limit");
         return None;
     };
     let mut input = child.stdin.take().unwrap();

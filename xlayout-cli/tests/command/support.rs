@@ -59,3 +59,12 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
         stderr: String::from_utf8(out.stderr).unwrap(),
     }
 }
+
+/// What a test whose tool (a shell) is missing does: on a developer's machine it is skipped,
+/// saying why on standard error; under CI (`CI=true`, which `.ci/run` sets) it fails, so a
+/// check cannot pass by not running.
+pub fn missing_tool(why: &str) {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(!ci, "{why}: under CI every tool a test needs is installed");
+    eprintln!("skipped: {why}");
+}
