@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use crate::common;
 use xlayout::{
     read_packed, relayout, write_packed, ArrayShape, ErrorKind, Plan, PrimitiveType, RelayoutPlan,
-    Shape,
+    Shape, Simd,
 };
 
 #[derive(Clone, Debug)]
@@ -337,4 +337,35 @@ fn bad_shapes_are_refused_and_dst_untouched() {
     assert_eq!(e.kind(), ErrorKind::BufferLength);
     assert!(typed.iter().all(|&v| v == -1.0));
     assert!(dst.iter().all(|&b| b == 0x55));
+}
+
+/// An `XLAYOUT_SIMD` that names no level is ignored, with one warning on standard error however
+/// many plans read it: this test binary runs itself again with such a value, on the test below
+/// alone.
+#[test]
+fn an_unknown_simd_level_is_ignored_with_one_warning() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "plans_take_the_simd_level_the_environment_names", "--nocapture"])
+        .env("XLAYOUT_SIMD", "avx9")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
+    let warning =
+        "warning: XLAYOUT_SIMD=\"avx9\" is ignored: it takes `portable`, `sse2` or `avx2`";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("warning").count(), 1, "{stderr}");
+}
+
+/// Plans run at the level `XLAYOUT_SIMD` names (at most the best this machine runs), or at the
+/// best when it names none; run with `avx9` by the test above.
+#[test]
+fn plans_take_the_simd_level_the_environment_names() {
+    let asked = std::env::var("XLAYOUT_SIMD").ok().and_then(|v| Simd::from_name(v.trim()));
+    let want = asked.map_or(Simd::detect(), |l| l.min(Simd::detect()));
+    for _ in 0..3 {
+        let plan = RelayoutPlan::new(&array("f32[8,8]"), &array("f32[8,8]{0,1}")).unwrap();
+        assert_eq!(plan.simd(), want);
+    }
 }

@@ -8,7 +8,7 @@ use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::recipe::TileLevel;
+use super::level::TileLevel;
 use super::{at, overflow, Reg};
 use crate::{CheckedArray, Error, ErrorKind, Location, TileDim};
 

@@ -26,6 +26,7 @@
 
 mod build;
 mod iter;
+mod level;
 mod program;
 mod recipe;
 mod tables;
@@ -41,9 +42,10 @@ use crate::{ArrayShape, CheckedArray, Divider, Error, ErrorKind, Location, Path}
 
 pub(crate) use build::{Space, Step};
 pub use iter::{MemoryOrder, RowMajor, RowMajorOffsets};
+pub use level::TileLevel;
 use program::{build_forward, build_inverse, exec, with_regs, Program};
 pub use program::{IndexProgram, IndexStep};
-pub use recipe::{PadReshapeTranspose, TileLevel};
+pub use recipe::PadReshapeTranspose;
 use tables::Tables;
 
 /// A register number of an index program.

@@ -7,7 +7,8 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 ///
 /// A plan picks the best level the machine runs when it is built ([`Simd::detect`]), lowered
 /// to the one the environment variable `XLAYOUT_SIMD` names if it is set (`portable`, `sse2`
-/// or `avx2`; an unknown name is ignored); [`RelayoutPlan::with_simd`] chooses another. A
+/// or `avx2`; any other value is ignored, with a warning on standard error once per process,
+/// under the `std` feature); [`RelayoutPlan::with_simd`] chooses another. A
 /// level the machine does not run is never used: the best one below it is. Every level
 /// produces the same bytes; they differ only in speed.
 ///
@@ -112,13 +113,27 @@ impl Simd {
     }
 }
 
-/// An environment variable, parsed once per process; `None` without `std`.
+/// An environment variable, read once per process: `None` when it is unset or empty, or
+/// without `std`. A value `$parse` refuses is ignored with one warning on standard error
+/// (once per process, at the first plan that reads it), naming what it takes instead: a
+/// setting that silently does nothing sends people measuring the wrong thing.
 macro_rules! env_once {
-    ($name:literal, $t:ty, $parse:expr) => {{
+    ($name:literal, $t:ty, $parse:expr, $takes:literal) => {{
         #[cfg(feature = "std")]
         {
             static ONCE: std::sync::OnceLock<Option<$t>> = std::sync::OnceLock::new();
-            *ONCE.get_or_init(|| $parse(std::env::var($name).ok()?.trim()))
+            *ONCE.get_or_init(|| {
+                let value = std::env::var($name).ok()?;
+                let value = value.trim();
+                if value.is_empty() {
+                    return None;
+                }
+                let parsed = $parse(value);
+                if parsed.is_none() {
+                    std::eprintln!("warning: {}={value:?} is ignored: it takes {}", $name, $takes);
+                }
+                parsed
+            })
         }
         #[cfg(not(feature = "std"))]
         {
@@ -129,7 +144,7 @@ macro_rules! env_once {
 
 /// `XLAYOUT_SIMD`.
 fn env_simd() -> Option<Simd> {
-    env_once!("XLAYOUT_SIMD", Simd, Simd::from_name)
+    env_once!("XLAYOUT_SIMD", Simd, Simd::from_name, "`portable`, `sse2` or `avx2`")
 }
 
 /// Proof that this CPU runs AVX2: the only constructor checks, so a kernel that takes one
@@ -299,7 +314,7 @@ impl Caches {
 
 /// `XLAYOUT_STREAM_MIN`.
 fn env_stream_min() -> Option<usize> {
-    env_once!("XLAYOUT_STREAM_MIN", usize, |v: &str| v.parse().ok())
+    env_once!("XLAYOUT_STREAM_MIN", usize, |v: &str| v.parse().ok(), "a number of bytes")
 }
 
 #[cfg(test)]

@@ -44,10 +44,11 @@ pub(super) enum Inner {
     Run(usize),
     /// `n` elements, `src` and `dst` apart.
     Strided { n: usize, src: usize, dst: usize },
-    /// `dst[i + j·c] = src[i·a + j]` for `i < x`, `j < y`: a transpose of a block whose
-    /// rows are contiguous in the source and whose columns are contiguous in the destination
-    /// (`c == x`: the rows interleave into one contiguous run, as `(2,1)` row pairs do).
-    Transpose { x: usize, a: usize, y: usize, c: usize },
+    /// `dst[i + j·dst_row_stride] = src[i·src_row_stride + j]` for `i < rows`, `j < cols`:
+    /// a transpose of a block whose rows are contiguous in the source and whose columns are
+    /// contiguous in the destination (`dst_row_stride == rows`: the rows interleave into one
+    /// contiguous run, as `(2,1)` row pairs do). See `geometry::Transpose`.
+    Transpose { rows: usize, src_row_stride: usize, cols: usize, dst_row_stride: usize },
 }
 
 /// A strided box of the copy (or of the destination's padding, with source strides 0).
@@ -70,7 +71,7 @@ impl Block {
         let inner = match self.inner {
             Inner::Point => 1,
             Inner::Run(n) | Inner::Strided { n, .. } => n,
-            Inner::Transpose { x, y, .. } => x * y,
+            Inner::Transpose { rows, cols, .. } => rows * cols,
         };
         self.outer.iter().fold(inner, |acc, m| acc * m.extent)
     }
@@ -316,7 +317,12 @@ pub(super) fn block(src: usize, dst: usize, mut modes: Vec<Mode>) -> Block {
     } else if let (1, Some(k)) = (last.dst, merged.iter().rposition(|m| m.src == 1)) {
         let row = merged.remove(k);
         (
-            Inner::Transpose { x: last.extent, a: last.src, y: row.extent, c: row.dst },
+            Inner::Transpose {
+                rows: last.extent,
+                src_row_stride: last.src,
+                cols: row.extent,
+                dst_row_stride: row.dst,
+            },
             [Some(last), Some(row)],
         )
     } else {
@@ -368,9 +374,9 @@ fn cost(order: &[Mode], inner: Inner) -> usize {
             let side = |stride: usize| if stride == 1 { (1, n) } else { (n, 1) };
             (side(src), side(dst))
         }
-        Inner::Transpose { x, a, y, c } => {
-            let src = if a == y { (1, x * y) } else { (x, y) };
-            let dst = if c == x { (1, x * y) } else { (y, x) };
+        Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } => {
+            let src = if src_row_stride == cols { (1, rows * cols) } else { (rows, cols) };
+            let dst = if dst_row_stride == rows { (1, rows * cols) } else { (cols, rows) };
             (src, dst)
         }
     };
@@ -481,12 +487,18 @@ mod tests {
         let (copies, _) =
             blocks(&plan("f32[4,8,16]{2,1,0}"), &plan("f32[4,8,16]{1,2,0}"), 1).unwrap();
         assert_eq!(copies.len(), 1);
-        assert_eq!(copies[0].inner, Inner::Transpose { x: 8, a: 16, y: 16, c: 8 });
+        assert_eq!(
+            copies[0].inner,
+            Inner::Transpose { rows: 8, src_row_stride: 16, cols: 16, dst_row_stride: 8 }
+        );
         let (copies, zeros) =
             blocks(&plan("bf16[16,256]{1,0}"), &plan("bf16[16,256]{1,0:T(8,128)(2,1)}"), 1)
                 .unwrap();
         assert!(zeros.is_empty());
-        assert_eq!(copies[0].inner, Inner::Transpose { x: 2, a: 256, y: 128, c: 2 });
+        assert_eq!(
+            copies[0].inner,
+            Inner::Transpose { rows: 2, src_row_stride: 256, cols: 128, dst_row_stride: 2 }
+        );
         let (copies, _) =
             blocks(&plan("f32[16,256]{1,0}"), &plan("f32[16,256]{1,0:T(8,128)}"), 1).unwrap();
         assert_eq!(copies[0].inner, Inner::Run(128));

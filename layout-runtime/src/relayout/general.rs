@@ -4,30 +4,7 @@
 //! tile, tilings whose splits do not nest, different `E(n)` on the two sides, elements that
 //! cross bytes such as `E(6)`), at the cost of some work per element.
 
-use super::RelayoutPlan;
-use crate::{Error, Plan};
-
-impl RelayoutPlan {
-    /// [`RelayoutPlan::run`] through this element-by-element path whatever the engine, for
-    /// the fuzz targets and property tests (`tests/checks/`) that hold every fast path to it.
-    /// Not part of the API: it may change or go away in any release.
-    ///
-    /// ```
-    /// use layout_runtime::{ArrayShape, RelayoutPlan};
-    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
-    /// let plan = RelayoutPlan::new(&a("u8[2,3]{1,0}"), &a("u8[2,3]{0,1}"))?;
-    /// let mut dst = [0u8; 6];
-    /// plan.__run_general(b"abcdef", &mut dst)?;
-    /// assert_eq!(&dst, b"adbecf");
-    /// # Ok::<(), layout_runtime::Error>(())
-    /// ```
-    #[doc(hidden)]
-    pub fn __run_general(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
-        self.check(src.len(), dst.len())?;
-        copy(&self.from, &self.to, src, dst);
-        Ok(())
-    }
-}
+use crate::Plan;
 
 /// Zeroes `dst`, then copies the low `min(bits)` bits of every element: narrowing keeps the
 /// low bits, widening leaves the new high bits zero.

@@ -12,10 +12,16 @@
 //! edge, so no element pays a branch for the edge. Layouts that do not decompose that way
 //! go through a general element-by-element path that is exact for every valid layout.
 //!
+//! The files import downwards only, shared types below their users: `cpu`, `decompose`,
+//! `elem` and `general` at the bottom; `geometry` (the loops and the transpose shape every
+//! kernel takes); `spread` and `simd` (x86_64: `avx2` -> `sse2` -> `groups` -> `stream`);
+//! `ctx` (what a run's kernels are given); the kernels `weave`, `packed`, `kernel` and
+//! `parallel`; this file on top.
+//!
 //! Memory traffic decides the speed, and these choices shape it:
 //! - each block's loops run in destination or source order, whichever keeps fewer streams
 //!   open (`decompose`); the transpose kernels run the innermost loop themselves, and write
-//!   two row groups of a tile in one piece (`kernel::split_repeat`);
+//!   two row groups of a tile in one piece (`geometry::split_repeat`);
 //! - on x86_64, SIMD kernels (`simd`) do the shuffles the compiler leaves scalar: SSE2
 //!   everywhere, AVX2 where the CPU has it, found once per plan (`cpu`);
 //! - large transposes take as many source rows at a time as a quarter of the first-level
@@ -27,14 +33,18 @@
 //!   (`parallel`).
 
 mod cpu;
+mod ctx;
 mod decompose;
+mod elem;
 mod general;
+mod geometry;
 mod kernel;
 mod packed;
 #[cfg(feature = "rayon")]
 mod parallel;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod simd;
+mod spread;
 mod weave;
 
 use alloc::format;
@@ -42,8 +52,10 @@ use alloc::vec::Vec;
 
 pub use cpu::Simd;
 use cpu::{Caches, Level};
+use ctx::{Ctx, Kernels};
 use decompose::Block;
-use kernel::{Ctx, Kernels, Whole};
+use elem::Elem;
+use kernel::Whole;
 use packed::Packed;
 
 use crate::{ArrayShape, Error, ErrorKind, Plan, Shape};
@@ -97,7 +109,8 @@ enum Engine {
 ///
 /// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX2 where
 ///   `is_x86_feature_detected!` finds it, else SSE2 on x86_64, else portable code), or a
-///   lower one from the environment variable `XLAYOUT_SIMD` (`portable`, `sse2`, `avx2`) or
+///   lower one from the environment variable `XLAYOUT_SIMD` (`portable`, `sse2`, `avx2`;
+///   another value is ignored with a warning on standard error, once per process) or
 ///   [`RelayoutPlan::with_simd`].
 /// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least half the
 ///   last-level cache, whose size CPUID gives (32 MiB assumed where it does not), so the
@@ -145,10 +158,6 @@ pub struct RelayoutPlan {
     rows: usize,
 }
 
-fn shape_error(kind: ErrorKind, message: alloc::string::String) -> Error {
-    Error::new(kind, message)
-}
-
 impl RelayoutPlan {
     /// Checks the pair of shapes and precomputes the conversion.
     ///
@@ -169,7 +178,7 @@ impl RelayoutPlan {
     /// ```
     pub fn new(from: &ArrayShape, to: &ArrayShape) -> Result<RelayoutPlan, Error> {
         if from.element_type != to.element_type {
-            return Err(shape_error(
+            return Err(Error::new(
                 ErrorKind::ElementType,
                 format!(
                     "relayout needs the same element type on both sides, not `{}` and `{}`",
@@ -179,7 +188,7 @@ impl RelayoutPlan {
         }
         let (from, to) = (from.plan()?, to.plan()?);
         if from.dims() != to.dims() {
-            return Err(shape_error(
+            return Err(Error::new(
                 ErrorKind::ShapeMismatch,
                 format!(
                     "relayout needs the same dimensions on both sides, not {:?} and {:?}",
@@ -190,7 +199,7 @@ impl RelayoutPlan {
         }
         for plan in [&from, &to] {
             if plan.byte_len().checked_mul(8).is_none() {
-                return Err(shape_error(
+                return Err(Error::new(
                     ErrorKind::SizeOverflow,
                     format!(
                         "a buffer of {} bytes has more bits than usize can count",
@@ -348,7 +357,7 @@ impl RelayoutPlan {
             [("source", src, self.src_len()), ("destination", dst, self.dst_len())]
         {
             if len != want {
-                return Err(shape_error(
+                return Err(Error::new(
                     ErrorKind::BufferLength,
                     format!("the {what} buffer has {len} bytes; its layout needs exactly {want}"),
                 ));
@@ -428,7 +437,7 @@ impl RelayoutPlan {
         let bits = core::mem::size_of::<T>() * 8;
         let (a, b) = (self.from.element_bits(), self.to.element_bits());
         if bits != a || bits != b {
-            return Err(shape_error(
+            return Err(Error::new(
                 ErrorKind::ElementType,
                 format!(
                     "a {bits}-bit slice element does not match the stored element widths \
@@ -461,6 +470,26 @@ impl RelayoutPlan {
     #[cfg(feature = "rayon")]
     pub fn run_parallel(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
         self.execute(src, dst, Exec::Parallel)
+    }
+
+    /// [`RelayoutPlan::run`] through this element-by-element path whatever the engine, for
+    /// the fuzz targets and property tests (`tests/checks/`) that hold every fast path to it.
+    /// Not part of the API: it may change or go away in any release.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("u8[2,3]{1,0}"), &a("u8[2,3]{0,1}"))?;
+    /// let mut dst = [0u8; 6];
+    /// plan.__run_general(b"abcdef", &mut dst)?;
+    /// assert_eq!(&dst, b"adbecf");
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    #[doc(hidden)]
+    pub fn __run_general(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
+        self.check(src.len(), dst.len())?;
+        general::copy(&self.from, &self.to, src, dst);
+        Ok(())
     }
 }
 
@@ -497,7 +526,7 @@ fn run_block<T: Send>(
 
 /// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
 /// the same size (alignment 1: any buffer qualifies).
-fn elements<I: kernel::Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, ctx: Ctx, exec: Exec) {
+fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, ctx: Ctx, exec: Exec) {
     if let (Ok(s), Ok(d)) =
         (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
     {

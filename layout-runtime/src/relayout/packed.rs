@@ -2,8 +2,10 @@
 //! start on the same bit, the regrouping of rows into `(k,1)` column groups a byte of each
 //! row at a time, and element by element for the rest.
 
+use super::ctx::{Ctx, Kernels};
 use super::decompose::{Block, Inner, Mode};
-use super::kernel::{split_repeat, walk, Ctx, Kernels, Rep, Transpose};
+use super::geometry::{split_repeat, walk, Rep, Transpose, GROUPS};
+use super::spread::spread;
 
 /// Packed elements of `B` ∈ {1, 2, 4} bits: none crosses a byte. `B` is a constant so that
 /// every division by the elements per byte is a shift.
@@ -74,33 +76,41 @@ impl<const B: usize> Packed<B> {
         t.each(|s, d| self.set(dst, d, self.get(src, s)));
     }
 
-    /// `t` and its `rep` copies when every row starts on a byte and a group of `x`
-    /// elements (`c == x`) is whole bytes: rows move a byte (`8/B` elements) at a time.
+    /// `t` and its `rep` copies when every row starts on a byte and a group of `rows`
+    /// elements (a destination row, contiguous with the next) is whole bytes: rows move a
+    /// byte (`8/B` elements) at a time.
     #[inline]
     fn spread(self, src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, ctx: Ctx) {
         let g = self.per_byte();
-        // The same move in bytes: `x` rows of `y / g` bytes, `g · x·B/8` output bytes per
-        // source byte.
-        let w = g * (t.x * B / 8);
-        let tb = Transpose { s: t.s / g, a: t.a / g, d: t.d / g, c: w, x: t.x, y: t.y / g };
+        // The same move in bytes: `rows` rows of `cols / g` bytes, `g · rows·B/8` output
+        // bytes per source byte.
+        let w = g * (t.rows * B / 8);
+        let tb = Transpose {
+            src: t.src / g,
+            src_row_stride: t.src_row_stride / g,
+            dst: t.dst / g,
+            dst_row_stride: w,
+            rows: t.rows,
+            cols: t.cols / g,
+        };
         let bytes = |m: Mode| Mode { extent: m.extent, src: m.src / g, dst: m.dst / g };
         let rb = Rep { tiles: bytes(rep.tiles), groups: bytes(rep.groups) };
-        if !((B, t.x) == (4, 8) && simd_nibbles8(src, dst, tb, rb, ctx)) {
+        if !((B, t.rows) == (4, 8) && simd_nibbles8(src, dst, tb, rb, ctx)) {
             for p in tb.repeat(rb) {
-                match (B, t.x) {
+                match (B, t.rows) {
                     (4, 8) => spread(4, 8, src, dst, p),
                     (4, 2) => spread(4, 2, src, dst, p),
                     (4, 4) => spread(4, 4, src, dst, p),
                     (2, 4) => spread(2, 4, src, dst, p),
                     (2, 8) => spread(2, 8, src, dst, p),
                     (1, 8) => spread(1, 8, src, dst, p),
-                    _ => spread(B, t.x, src, dst, p),
+                    _ => spread(B, t.rows, src, dst, p),
                 }
             }
         }
-        let whole = tb.y * g;
+        let whole = tb.cols * g;
         for t in t.repeat(rep) {
-            self.scalar(src, dst, t.part(0, whole, t.x, t.y - whole));
+            self.scalar(src, dst, t.part(0, whole, t.rows, t.cols - whole));
         }
     }
 }
@@ -140,26 +150,26 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
                     self.set(dst, d + i * ds, self.get(src, s + i * ss));
                 }
             }),
-            Inner::Transpose { x, a, y, c } => {
+            Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } => {
                 let g = self.per_byte();
-                // Whole bytes everywhere (every row starts on a byte, a group of `x` elements
-                // is whole bytes), checked once for the block rather than per call.
-                let whole = c == x
-                    && (x * B) % 8 == 0
-                    && x * B <= 64
-                    && a % g == 0
+                // Whole bytes everywhere (every row starts on a byte, a group of `rows`
+                // elements is whole bytes), checked once for the block rather than per call.
+                let whole = dst_row_stride == rows
+                    && (rows * B) % 8 == 0
+                    && rows * B <= 64
+                    && src_row_stride % g == 0
                     && b.src % g == 0
                     && d0 % g == 0
                     && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0);
-                let t = Transpose { s: 0, a, d: 0, c, x, y };
+                let t = Transpose { src: 0, src_row_stride, dst: 0, dst_row_stride, rows, cols };
                 if whole {
-                    let (outer, rep) = split_repeat(&b.outer, x * y);
+                    let (outer, rep) = split_repeat(&b.outer, rows * cols, GROUPS);
                     walk(&outer, b.src, d0, &mut |s, d| {
-                        self.spread(src, dst, Transpose { s, d, ..t }, rep, ctx);
+                        self.spread(src, dst, Transpose { src: s, dst: d, ..t }, rep, ctx);
                     });
                 } else {
                     walk(&b.outer, b.src, d0, &mut |s, d| {
-                        self.scalar(src, dst, Transpose { s, d, ..t });
+                        self.scalar(src, dst, Transpose { src: s, dst: d, ..t });
                     });
                 }
             }
@@ -175,9 +185,9 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
                     self.set(dst, d + i * ds, 0);
                 }
             }
-            Inner::Transpose { x, y, c, .. } => {
-                for j in 0..y {
-                    self.fill_zero(dst, d + j * c, x);
+            Inner::Transpose { rows, cols, dst_row_stride, .. } => {
+                for j in 0..cols {
+                    self.fill_zero(dst, d + j * dst_row_stride, rows);
                 }
             }
         });
@@ -186,30 +196,5 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
     fn zero_tail(self, dst: &mut [u8], from: usize) {
         // The `L` tail and the unused bits of the last byte.
         self.fill_zero(dst, from, dst.len() * (8 / B) - from);
-    }
-}
-
-/// Interleaves `k` rows of packed `bits`-bit elements (`k · bits` a multiple of 8, at most
-/// 64), in bytes: `t` has `k` source rows of `t.y` bytes, `t.a` bytes apart, each byte
-/// holding `8/bits` consecutive elements of its row; the output, from byte `t.d`, has for
-/// each source byte `8/bits` groups of `k·bits` bits, one element of every row each.
-/// Inlined, so that the callers' literal widths make every loop bound a constant.
-#[inline(always)]
-pub(super) fn spread(bits: usize, k: usize, src: &[u8], dst: &mut [u8], t: Transpose) {
-    let g = 8 / bits;
-    let w = k * bits / 8;
-    let mask = (1u64 << bits) - 1;
-    let out = &mut dst[t.d..][..t.y * g * w];
-    for (j, o) in out.chunks_exact_mut(g * w).enumerate() {
-        let mut words = [0u64; 8];
-        for r in 0..k {
-            let v = u64::from(src[t.s + r * t.a + j]);
-            for (e, word) in words.iter_mut().enumerate().take(g) {
-                *word |= ((v >> (bits * e)) & mask) << (bits * r);
-            }
-        }
-        for (e, o) in o.chunks_exact_mut(w).enumerate() {
-            o.copy_from_slice(&words[e].to_le_bytes()[..w]);
-        }
     }
 }

@@ -5,8 +5,8 @@ use alloc::vec::Vec;
 
 use rayon::prelude::*;
 
+use super::ctx::Ctx;
 use super::decompose::{Block, Inner};
-use super::kernel::Ctx;
 
 /// Blocks smaller than this many elements are not worth a fork.
 const MIN_ELEMENTS: usize = 1 << 15;
@@ -24,7 +24,7 @@ fn major(b: &Block) -> Option<(usize, usize)> {
         (Some(m), _) => Some((m.extent, m.dst)),
         (None, Inner::Run(n)) => Some((n, 1)),
         (None, Inner::Strided { n, dst, .. }) => Some((n, dst)),
-        (None, Inner::Transpose { y, c, .. }) => Some((y, c)),
+        (None, Inner::Transpose { cols, dst_row_stride, .. }) => Some((cols, dst_row_stride)),
         (None, Inner::Point) => None,
     }
 }
@@ -44,8 +44,8 @@ fn cut(b: &Block, lo: usize, hi: usize) -> Block {
         (None, Inner::Strided { n, src, dst }) => {
             (p.src, p.dst, *n) = (p.src + lo * *src, p.dst + lo * *dst, hi - lo);
         }
-        (None, Inner::Transpose { y, c, .. }) => {
-            (p.src, p.dst, *y) = (p.src + lo, p.dst + lo * *c, hi - lo);
+        (None, Inner::Transpose { cols, dst_row_stride, .. }) => {
+            (p.src, p.dst, *cols) = (p.src + lo, p.dst + lo * *dst_row_stride, hi - lo);
         }
         (None, Inner::Point) => {}
     }

@@ -12,7 +12,9 @@ use core::ops::{BitOr, Shl, Shr};
 
 use core::mem::size_of;
 
-use super::kernel::{Ctx, Elem, Rep, Transpose};
+use super::ctx::Ctx;
+use super::elem::Elem;
+use super::geometry::{Rep, Transpose};
 
 /// Bytes of interleaved output built on the stack before being streamed out.
 const SCRATCH: usize = 512;
@@ -121,7 +123,8 @@ fn by_width(e: usize, k: usize, job: impl Job) -> bool {
     }
 }
 
-/// `x` source rows into one contiguous destination run of `x`-element groups (`c == x`).
+/// `rows` source rows into one contiguous destination run of `rows`-element groups
+/// (`dst_row_stride == rows`).
 struct Interleave<'b, T> {
     src: &'b [T],
     dst: &'b mut [T],
@@ -133,11 +136,12 @@ impl<T: Elem> Job for Interleave<'_, T> {
     #[inline(always)]
     fn run<U: Le, W: Word<U>, const K: usize>(self) -> bool {
         let Interleave { src, dst, t, ctx } = self;
-        let rows: [Option<&[U::Bytes]>; K] =
-            core::array::from_fn(|r| bytemuck::try_cast_slice(&src[t.s + r * t.a..][..t.y]).ok());
+        let rows: [Option<&[U::Bytes]>; K] = core::array::from_fn(|r| {
+            bytemuck::try_cast_slice(&src[t.src + r * t.src_row_stride..][..t.cols]).ok()
+        });
         let (true, Ok(out)) = (
             rows.iter().all(Option::is_some),
-            bytemuck::try_cast_slice_mut::<T, W::Bytes>(&mut dst[t.d..][..t.x * t.y]),
+            bytemuck::try_cast_slice_mut::<T, W::Bytes>(&mut dst[t.dst..][..t.rows * t.cols]),
         ) else {
             return false;
         };
@@ -160,7 +164,8 @@ impl<T: Elem> Job for Interleave<'_, T> {
     }
 }
 
-/// One contiguous source run of `y`-element groups into `y` destination rows (`a == y`).
+/// One contiguous source run of `cols`-element groups into `cols` destination rows
+/// (`src_row_stride == cols`).
 struct Deinterleave<'b, T> {
     src: &'b [T],
     dst: &'b mut [T],
@@ -172,7 +177,7 @@ impl<T: Elem> Job for Deinterleave<'_, T> {
     fn run<U: Le, W: Word<U>, const K: usize>(self) -> bool {
         let Deinterleave { src, dst, t } = self;
         let (Ok(words), Some(rows)) = (
-            bytemuck::try_cast_slice::<T, W::Bytes>(&src[t.s..][..t.x * t.y]),
+            bytemuck::try_cast_slice::<T, W::Bytes>(&src[t.src..][..t.rows * t.cols]),
             rows_mut::<T, U::Bytes, K>(dst, t),
         ) else {
             return false;
@@ -182,47 +187,47 @@ impl<T: Elem> Job for Deinterleave<'_, T> {
     }
 }
 
-/// The `K` (= `t.y`) destination rows of `t` as disjoint slices viewed as `U`.
+/// The `K` (= `t.cols`) destination rows of `t` as disjoint slices viewed as `U`.
 fn rows_mut<T: Elem, U: bytemuck::Pod, const K: usize>(
     dst: &mut [T],
     t: Transpose,
 ) -> Option<[&mut [U]; K]> {
-    let gap = t.c.checked_sub(t.x)?;
-    let mut rest = dst.get_mut(t.d..)?;
+    let gap = t.dst_row_stride.checked_sub(t.rows)?;
+    let mut rest = dst.get_mut(t.dst..)?;
     let mut rows: [&mut [U]; K] = core::array::from_fn(|_| <&mut [U]>::default());
     for (r, slot) in rows.iter_mut().enumerate() {
         let tail = core::mem::take(&mut rest).get_mut(if r == 0 { 0 } else { gap }..)?;
-        if tail.len() < t.x {
+        if tail.len() < t.rows {
             return None;
         }
-        let (row, more) = tail.split_at_mut(t.x);
+        let (row, more) = tail.split_at_mut(t.rows);
         *slot = bytemuck::try_cast_slice_mut(row).ok()?;
         rest = more;
     }
     Some(rows)
 }
 
-/// `dst[d + j·x + r] = src[s + r·a + j]`: `t.x` rows into groups (`t.c == t.x`), for `t`
-/// and its `rep` copies.
+/// Source rows into groups (`t.dst_row_stride == t.rows`): element `j` of source row `r`
+/// goes to `dst[t.dst + j·rows + r]`, for `t` and its `rep` copies.
 pub(super) fn interleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Rep, ctx: Ctx) {
     if simd::run(Dir::Interleave, src, dst, t, rep, ctx) {
         return;
     }
     for t in t.repeat(rep) {
-        if !by_width(size_of::<T>(), t.x, Interleave { src, dst: &mut *dst, t, ctx }) {
+        if !by_width(size_of::<T>(), t.rows, Interleave { src, dst: &mut *dst, t, ctx }) {
             t.scalar(src, dst);
         }
     }
 }
 
-/// `dst[d + r·c + j] = src[s + j·y + r]`: groups into `t.y` rows (`t.a == t.y`), for `t`
-/// and its `rep` copies.
+/// Groups into destination rows (`t.src_row_stride == t.cols`): element `r` of source group
+/// `j` goes to `dst[t.dst + r·dst_row_stride + j]`, for `t` and its `rep` copies.
 pub(super) fn deinterleave<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, rep: Rep, ctx: Ctx) {
     if simd::run(Dir::Deinterleave, src, dst, t, rep, ctx) {
         return;
     }
     for t in t.repeat(rep) {
-        if !by_width(size_of::<T>(), t.y, Deinterleave { src, dst: &mut *dst, t }) {
+        if !by_width(size_of::<T>(), t.cols, Deinterleave { src, dst: &mut *dst, t }) {
             t.scalar(src, dst);
         }
     }
@@ -244,7 +249,9 @@ mod simd {
     use core::mem::size_of;
 
     use super::super::cpu::Level;
-    use super::super::kernel::{Ctx, Elem, Rep, Transpose};
+    use super::super::ctx::Ctx;
+    use super::super::elem::Elem;
+    use super::super::geometry::{Rep, Transpose};
     use super::super::simd::groups::{U16x2, U8x4};
     use super::super::simd::{avx2, sse2};
     use super::Dir;
@@ -261,7 +268,7 @@ mod simd {
         // elements), or 2-byte arrays (alignment 1 both).
         let (s, d, stream) = (src, dst, ctx.stream);
         let bytes = bytemuck::cast_slice::<T, u8>;
-        match (dir, size_of::<T>(), t.x, t.y, ctx.level) {
+        match (dir, size_of::<T>(), t.rows, t.cols, ctx.level) {
             (Dir::Interleave, 1, 4, _, Level::Avx2(avx)) => {
                 avx2::groups::<U8x4>(avx, bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
             }
@@ -295,7 +302,8 @@ mod simd {
 /// Without SSE2 there are no SIMD kernels.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 mod simd {
-    use super::super::kernel::{Ctx, Rep, Transpose};
+    use super::super::ctx::Ctx;
+    use super::super::geometry::{Rep, Transpose};
     use super::Dir;
 
     pub(super) fn run<T>(_: Dir, _: &[T], _: &mut [T], _: Transpose, _: Rep, _: Ctx) -> bool {

@@ -18,9 +18,9 @@ use core::arch::x86_64::{
 };
 
 use super::super::cpu::Avx2;
-use super::super::kernel::{Rep, Transpose, ONCE};
+use super::super::geometry::{Rep, Transpose, ONCE};
 use super::groups::{self, Group, Vector};
-use super::{pair_rows, sse2};
+use super::sse2::{self, pair_rows};
 
 type E4 = [u8; 4];
 type V = [u8; 32];
@@ -76,19 +76,23 @@ pub(in super::super) fn transpose8(
 ) -> [Transpose; 4] {
     // Streaming only when every destination row has the same offset in its cache line, and
     // then from the first column where that offset is zero.
-    let at = dst.as_ptr() as usize + 4 * t.d;
-    let stream = stream && (4 * t.c) % 64 == 0 && at % 4 == 0;
-    let head = if stream { (64 - at % 64) % 64 / 4 } else { 0 }.min(t.x);
+    let at = dst.as_ptr() as usize + 4 * t.dst;
+    let stream = stream && (4 * t.dst_row_stride) % 64 == 0 && at % 4 == 0;
+    let head = if stream { (64 - at % 64) % 64 / 4 } else { 0 }.min(t.rows);
     // Loads within one line each: tile columns from where source rows reach a line.
-    let from = src.as_ptr() as usize + 4 * t.s;
-    let left = if (4 * t.a) % 64 == 0 && from % 4 == 0 { (64 - from % 64) % 64 / 4 } else { 0 };
-    let left = left.min(t.y);
-    let body = t.part(head, left, t.x - head, t.y - left);
+    let from = src.as_ptr() as usize + 4 * t.src;
+    let left = if (4 * t.src_row_stride) % 64 == 0 && from % 4 == 0 {
+        (64 - from % 64) % 64 / 4
+    } else {
+        0
+    };
+    let left = left.min(t.cols);
+    let body = t.part(head, left, t.rows - head, t.cols - left);
     let _ = avx;
     // SAFETY: the implementation only needs AVX2, which the `Avx2` token proves the CPU
     // runs (its only constructor checks).
     let [right, bottom] = unsafe { transpose8_imp(src, dst, body, (rows, stream)) };
-    [t.part(0, 0, head, t.y), t.part(head, 0, t.x - head, left), right, bottom]
+    [t.part(0, 0, head, t.cols), t.part(head, 0, t.rows - head, left), right, bottom]
 }
 
 /// The tiles of [`transpose8`]; returns the right and bottom edges.
@@ -106,14 +110,14 @@ unsafe fn transpose8_imp(
     t: Transpose,
     (rows, stream): (usize, bool),
 ) -> [Transpose; 2] {
-    let (xb, yb) = (t.x - t.x % 16, t.y - t.y % 8);
-    let edges = [t.part(xb, 0, t.x - xb, t.y), t.part(0, yb, xb, t.y - yb)];
+    let (xb, yb) = (t.rows - t.rows % 16, t.cols - t.cols % 8);
+    let edges = [t.part(xb, 0, t.rows - xb, t.cols), t.part(0, yb, xb, t.cols - yb)];
     // One past the last element the tiles touch, on each side: row `xb - 1`, column
     // `yb - 1` of the source; row `yb - 1`, column `xb - 1` of the destination.
     let last = |base: usize, rows: usize, pitch: usize, cols: usize| {
         (rows.checked_sub(1)?).checked_mul(pitch)?.checked_add(base)?.checked_add(cols)
     };
-    match (last(t.s, xb, t.a, yb), last(t.d, yb, t.c, xb)) {
+    match (last(t.src, xb, t.src_row_stride, yb), last(t.dst, yb, t.dst_row_stride, xb)) {
         (Some(s_end), Some(d_end)) if s_end <= src.len() && d_end <= dst.len() => {}
         // Nothing to tile, or (never, for blocks the plan built) out of bounds: all edges.
         _ => return [t, t.part(0, 0, 0, 0)],
@@ -129,7 +133,7 @@ unsafe fn transpose8_imp(
                     // two columns of tiles later (+15% measured; walked down its columns,
                     // the source is a pattern the hardware prefetchers miss).
                     for i in 0..16 {
-                        let next = from.wrapping_add(t.s + (i0 + i) * t.a + j0 + 16);
+                        let next = from.wrapping_add(t.src + (i0 + i) * t.src_row_stride + j0 + 16);
                         // A hint: it never faults and accesses nothing, whatever the address.
                         _mm_prefetch(next.cast::<i8>(), _MM_HINT_T0);
                     }
@@ -138,7 +142,9 @@ unsafe fn transpose8_imp(
                     // SAFETY: `i0 + i < xb` and `j0 + 8 <= yb`, so the 8 elements of source
                     // row `i0 + i` from column `j0` end at or before `s_end <= src.len()`
                     // (checked above without overflow): inside `src`, which we only read.
-                    let row = unsafe { &*from.add(t.s + (i0 + i) * t.a + j0).cast::<[E4; 8]>() };
+                    let row = unsafe {
+                        &*from.add(t.src + (i0 + i) * t.src_row_stride + j0).cast::<[E4; 8]>()
+                    };
                     bytemuck::cast(*row)
                 });
                 let a = t8([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]]);
@@ -149,7 +155,9 @@ unsafe fn transpose8_imp(
                     // dst.len()`. `to` comes from `dst`, borrowed exclusively and not used
                     // otherwise while this reference lives; distinct rows never overlap
                     // (`c >= x`), and each reference is dropped before the next is made.
-                    let o = unsafe { &mut *to.add(t.d + (j0 + k) * t.c + i0).cast::<[E4; 16]>() };
+                    let o = unsafe {
+                        &mut *to.add(t.dst + (j0 + k) * t.dst_row_stride + i0).cast::<[E4; 16]>()
+                    };
                     // Whole lines: each row starts on one (see `transpose8`).
                     let o: &mut [[u8; 32]; 2] = bytemuck::cast_mut(o);
                     a[k].store(&mut o[0], stream);
@@ -184,8 +192,8 @@ unsafe fn groups_imp<G: Group>(src: &[u8], dst: &mut [u8], t: Transpose, rep: Re
     groups::run::<__m256i, G>(src, dst, t, rep, stream, lower)
 }
 
-/// Row pairs of 2-byte elements back into two rows: `dst[d + r·c + i] = src[s + 2i + r]`
-/// for `t` and its `rep` copies, 16 columns at a time; the rest as `sse2` does it.
+/// Row pairs of 2-byte elements back into two rows: element `r` of pair `i` goes to
+/// `dst[t.dst + r·dst_row_stride + i]`, for `t` and its `rep` copies, 16 columns at a time; the rest as `sse2` does it.
 pub(in super::super) fn deinterleave_u16x2(
     avx: Avx2,
     src: &[[u8; 2]],
@@ -202,7 +210,7 @@ pub(in super::super) fn deinterleave_u16x2(
 /// The CPU must run AVX2.
 #[target_feature(enable = "avx2")]
 unsafe fn deinterleave_u16x2_imp(src: &[[u8; 2]], dst: &mut [[u8; 2]], t: Transpose, rep: Rep) {
-    let n = t.x - t.x % 16;
+    let n = t.rows - t.rows % 16;
     // Within each lane: the even elements of its four pairs, then the odd ones.
     let split = _mm256_setr_epi8(
         0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, //
@@ -220,7 +228,7 @@ unsafe fn deinterleave_u16x2_imp(src: &[[u8; 2]], dst: &mut [[u8; 2]], t: Transp
             *o0 = bytemuck::cast(_mm256_permute2x128_si256(v0, v1, 0x20));
             *o1 = bytemuck::cast(_mm256_permute2x128_si256(v0, v1, 0x31));
         }
-        sse2::deinterleave_u16x2(src, dst, p.part(n, 0, p.x - n, 2), ONCE);
+        sse2::deinterleave_u16x2(src, dst, p.part(n, 0, p.rows - n, 2), ONCE);
     }
 }
 
@@ -241,7 +249,7 @@ mod tests {
         for (x, y) in [(16, 8), (32, 16), (48, 40), (17, 9), (16, 7)] {
             let src: Vec<E4> = (0..x * y).map(|k| (k as u32).to_le_bytes()).collect();
             let mut dst = vec![[0u8; 4]; x * y];
-            let t = Transpose { s: 0, a: y, d: 0, c: x, x, y };
+            let t = Transpose::matrix(x, y);
             for stream in [false, true] {
                 for e in transpose8(avx, &src, &mut dst, t, 128, stream) {
                     e.scalar(&src, &mut dst);
@@ -255,7 +263,8 @@ mod tests {
         }
         let src = vec![[1u8; 4]; 16 * 8 - 1];
         let mut dst = vec![[0u8; 4]; 16 * 8];
-        let t = Transpose { s: 0, a: 8, d: 0, c: 16, x: 16, y: 8 };
+        let t =
+            Transpose { src: 0, src_row_stride: 8, dst: 0, dst_row_stride: 16, rows: 16, cols: 8 };
         // SAFETY: the implementation needs AVX2, which `avx` proves the CPU runs.
         let edges = unsafe { transpose8_imp(&src, &mut dst, t, (128, false)) };
         assert_eq!(edges[0], t); // all of it left to the checked edge code

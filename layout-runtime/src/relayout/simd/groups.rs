@@ -17,8 +17,9 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi8,
 };
 
-use super::super::kernel::{Rep, Transpose};
-use super::put16;
+use super::super::geometry::{Rep, Transpose};
+use super::super::spread::spread;
+use super::stream::put16;
 
 /// Writes one tile's output `out`, `y` columns of `w` bytes, running `body` with `col`,
 /// `piece` and `nt` bound for each chunk of `cols` columns (`y >= cols`): the `cols`
@@ -204,7 +205,7 @@ unsafe fn store_all<V: Vector, const K: usize>(out: &mut [u8], v: [V; K], stream
 }
 
 /// One row-group kernel: a [`Transpose`] of `X` source rows of `E`-byte elements into one
-/// run of `X`-element groups (`c == x`), a vector of each row at a time.
+/// run of `X`-element groups (`dst_row_stride == rows`), a vector of each row at a time.
 pub(in super::super) trait Group {
     /// Bytes per element.
     const E: usize;
@@ -236,21 +237,27 @@ pub(super) unsafe fn run<V: Vector, G: Group>(
 ) {
     let (e, cols) = (G::E, V::BYTES / G::E);
     for p in t.repeat(rep) {
-        if p.y < cols {
+        if p.cols < cols {
             lower(src, dst, p, stream);
             continue;
         }
-        let row = |r: usize| if r < G::X { &src[e * (p.s + r * p.a)..][..e * p.y] } else { &[] };
+        let row = |r: usize| {
+            if r < G::X {
+                &src[e * (p.src + r * p.src_row_stride)..][..e * p.cols]
+            } else {
+                &[]
+            }
+        };
         let rows = [row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)];
-        let out = &mut dst[e * p.d..][..e * G::X * p.y];
-        columns!(out, p.y, cols, e * G::X, stream, |col, piece, nt| {
+        let out = &mut dst[e * p.dst..][..e * G::X * p.cols];
+        columns!(out, p.cols, cols, e * G::X, stream, |col, piece, nt| {
             G::chunk::<V>(&rows, e * col, piece, nt);
         });
     }
 }
 
-/// The `(4,1)` groups of 1-byte elements: `dst[d + 4j + r] = src[s + r·a + j]`, two
-/// rounds of unpacks.
+/// The `(4,1)` groups of 1-byte elements: element `j` of source row `r` goes to byte
+/// `4j + r` of the output, two rounds of unpacks.
 pub(in super::super) struct U8x4;
 
 impl Group for U8x4 {
@@ -277,7 +284,8 @@ impl Group for U8x4 {
     }
 }
 
-/// The `(2,1)` row pairs of 2-byte elements (bf16): `dst[d + 2j + r] = src[s + r·a + j]`.
+/// The `(2,1)` row pairs of 2-byte elements (bf16): element `j` of source row `r` goes to
+/// element `2j + r` of the output.
 pub(in super::super) struct U16x2;
 
 impl Group for U16x2 {
@@ -293,8 +301,8 @@ impl Group for U16x2 {
     }
 }
 
-/// Eight rows of packed 4-bit elements into `(8,1)` groups, in bytes: `t` has `x = 8` rows
-/// of `y` bytes and writes `8y` bytes. Byte `j` of each row holds elements `2j` (low nibble)
+/// Eight rows of packed 4-bit elements into `(8,1)` groups, in bytes: `t` has `rows = 8` rows
+/// of `cols` bytes and writes `8·cols` bytes. Byte `j` of each row holds elements `2j` (low nibble)
 /// and `2j + 1`; output group `2j` (4 bytes) holds element `2j` of rows 0..8, nibble `r` for
 /// row `r`, and group `2j + 1` the high nibbles.
 ///
@@ -338,6 +346,6 @@ impl Group for Nibbles8 {
         store_all(piece, V::lanes(w), nt);
     }
     fn scalar(src: &[u8], dst: &mut [u8], p: Transpose) {
-        super::super::packed::spread(4, 8, src, dst, p);
+        spread(4, 8, src, dst, p);
     }
 }

@@ -10,9 +10,9 @@ use core::arch::x86_64::{
     _mm_unpackhi_epi64, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
 };
 
-use super::super::kernel::{Rep, Transpose};
+use super::super::geometry::{Rep, Transpose};
 use super::groups::{self, Group};
-use super::{pair_rows, prefetch};
+use super::stream::prefetch;
 
 type E4 = [u8; 4];
 type V = [u8; 16];
@@ -44,6 +44,22 @@ fn load4(s: &[E4]) -> __m128i {
     bytemuck::cast(*a)
 }
 
+/// The row-pair split's views of tile `p` (`n` columns, a whole number of `W`s of 2-byte
+/// elements): its source words in pairs of `W`s, and its two destination rows (here and in
+/// `avx2`).
+#[allow(clippy::type_complexity)]
+#[inline(always)]
+pub(super) fn pair_rows<'a, W: bytemuck::Pod>(
+    src: &'a [[u8; 2]],
+    dst: &'a mut [[u8; 2]],
+    p: Transpose,
+    n: usize,
+) -> (&'a [[W; 2]], &'a mut [W], &'a mut [W]) {
+    let words = bytemuck::cast_slice(&src[p.src..][..2 * n]);
+    let (r0, r1) = dst[p.dst..].split_at_mut(p.dst_row_stride);
+    (words, bytemuck::cast_slice_mut(&mut r0[..n]), bytemuck::cast_slice_mut(&mut r1[..n]))
+}
+
 /// `t` for 4-byte elements, in 4×4 tiles, `rows` source rows at a time; the edges element
 /// by element.
 ///
@@ -57,19 +73,20 @@ pub(in super::super) fn transpose4(src: &[E4], dst: &mut [E4], t: Transpose, row
             // Entering a new 64-byte line of these rows: fetch the next one early. The
             // source is walked down its columns, a pattern hardware prefetchers miss.
             for r in 0..4 {
-                if let Some(next) = src.get(p.s + r * p.a + 16) {
+                if let Some(next) = src.get(p.src + r * p.src_row_stride + 16) {
                     prefetch(next);
                 }
             }
         }
         let rows = [
-            load4(&src[p.s..]),
-            load4(&src[p.s + p.a..]),
-            load4(&src[p.s + 2 * p.a..]),
-            load4(&src[p.s + 3 * p.a..]),
+            load4(&src[p.src..]),
+            load4(&src[p.src + p.src_row_stride..]),
+            load4(&src[p.src + 2 * p.src_row_stride..]),
+            load4(&src[p.src + 3 * p.src_row_stride..]),
         ];
         for (k, col) in t4(rows).into_iter().enumerate() {
-            let piece: &mut [E4; 4] = (&mut dst[p.d + k * p.c..][..4]).try_into().expect("4");
+            let piece: &mut [E4; 4] =
+                (&mut dst[p.dst + k * p.dst_row_stride..][..4]).try_into().expect("4");
             *piece = bytemuck::cast(col);
         }
     });
@@ -92,8 +109,8 @@ pub(in super::super) fn groups<G: Group>(
     unsafe { groups::run::<__m128i, G>(src, dst, t, rep, stream, lower) }
 }
 
-/// Row pairs of 2-byte elements back into two rows: `dst[d + r·c + i] = src[s + 2i + r]`,
-/// for `t` and its `rep` copies, eight columns at a time (each lane shifted into place,
+/// Row pairs of 2-byte elements back into two rows: element `r` of pair `i` goes to
+/// `dst[t.dst + r·dst_row_stride + i]`, for `t` and its `rep` copies, eight columns at a time (each lane shifted into place,
 /// then a saturating pack that cannot saturate: the values are sign-extended 16-bit).
 ///
 /// Plain stores: streamed ones measured slower here, as the two destination rows are
@@ -105,7 +122,7 @@ pub(in super::super) fn deinterleave_u16x2(
     t: Transpose,
     rep: Rep,
 ) {
-    let n = t.x - t.x % 8;
+    let n = t.rows - t.rows % 8;
     for p in t.repeat(rep) {
         let (words, r0, r1) = pair_rows::<V>(src, dst, p, n);
         for (w, (o0, o1)) in words.iter().zip(r0.iter_mut().zip(r1)) {
@@ -122,7 +139,7 @@ pub(in super::super) fn deinterleave_u16x2(
             *o0 = bytemuck::cast(even);
             *o1 = bytemuck::cast(odd);
         }
-        p.part(n, 0, p.x - n, 2).scalar(src, dst);
+        p.part(n, 0, p.rows - n, 2).scalar(src, dst);
     }
 }
 
@@ -141,7 +158,8 @@ mod tests {
         for (x, y) in [(4, 16), (4, 20), (8, 33), (5, 4)] {
             let src: Vec<E4> = (0..x * y).map(|k| (k as u32).to_le_bytes()).collect();
             let mut dst = vec![[0u8; 4]; x * y];
-            transpose4(&src, &mut dst, Transpose { s: 0, a: y, d: 0, c: x, x, y }, 128);
+            let t = Transpose::matrix(x, y);
+            transpose4(&src, &mut dst, t, 128);
             for i in 0..x {
                 for j in 0..y {
                     assert_eq!(dst[i + j * x], src[i * y + j], "{x}x{y} at ({i}, {j})");
