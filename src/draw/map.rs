@@ -1,4 +1,5 @@
-//! The SVG map of a layout: a logical panel and a memory-order panel, side by side.
+//! The SVG map of a layout: a logical panel and a memory-order panel, side by side or (when
+//! that is wider than a laptop's screen) one under the other; the window both show.
 
 use alloc::collections::BTreeSet;
 use alloc::format;
