@@ -54,10 +54,10 @@ pub enum Command {
     Explain(Explain),
     /// The offset of every element of a 2-D slice, and the padding positions
     ///
-    /// Draws the slice as a grid of memory offsets with lines between tiles.
-    /// Rows and columns beyond 32 are not drawn; the padding list stops after
-    /// 64 positions. With --svg: a picture of the slice beside its memory order
-    /// (any window of it, or one cell per tile).
+    /// Draws the slice as a grid of memory offsets with lines between tiles:
+    /// its first 32 rows and 32 columns, or the part --origin and --window pick;
+    /// the padding list stops after 64 positions. With --svg: a picture of the
+    /// slice beside its memory order (any window of it, or one cell per tile).
     #[command(verbatim_doc_comment)]
     Map(Map),
     /// Where the memory of HLO modules goes, buffer by buffer
@@ -147,19 +147,29 @@ pub struct Map {
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     #[arg(verbatim_doc_comment)]
     pub svg: Option<PathBuf>,
-    /// With --svg: draw ROWS rows and COLS columns of cells (elements, or tiles
-    /// with --tiles) [default: the whole slice, up to 4096 cells]
-    #[arg(long, value_name = "ROWS,COLS", value_parser = pair, requires = "svg")]
-    #[arg(verbatim_doc_comment)]
+    #[arg(long, value_name = "ROWS,COLS", value_parser = pair, help = window_help())]
     pub window: Option<Pair>,
-    /// With --svg: the window's top-left cell; rows and columns past the array
-    /// are its first-level padding [default: 0,0]
-    #[arg(long, value_name = "ROW,COL", value_parser = pair, requires = "svg")]
-    #[arg(verbatim_doc_comment)]
+    /// Draw from this cell of the slice (row, column) [default: 0,0]; with --svg,
+    /// rows and columns past the array are its first-level padding (the text map
+    /// draws the elements only)
+    #[arg(long, value_name = "ROW,COL", value_parser = pair, verbatim_doc_comment)]
     pub origin: Option<Pair>,
     /// With --svg: one cell per first-level tile, showing the tile's first offset
     #[arg(long, requires = "svg")]
     pub tiles: bool,
+}
+
+/// `map --window`'s help, from the sizes the maps apply.
+fn window_help() -> String {
+    use xlayout::draw::{DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
+    let side = crate::map::DEFAULT_SIDE;
+    format!(
+        "Draw ROWS rows and COLS columns of cells from --origin (elements, or tiles
+with --tiles) [default: the text map, {side} rows and {side} columns; --svg, the
+whole slice when it has at most {DEFAULT_CELLS} elements ({MAX_CELLS} tiles with --tiles),
+else its top-left corner of that many]. At most {MAX_CELLS} cells: a larger window
+keeps its first {MAX_MEMORY_ROW} columns and as many rows as fit, and says so"
+    )
 }
 
 /// `--window`'s and `--origin`'s value: two numbers.

@@ -123,18 +123,17 @@ impl args::Explain {
 
 impl args::Map {
     fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
-        let leading = self.at.as_ref().map(|at| at.0.as_slice());
         let text = shape_text(&self.shape, stdin)?;
-        let Some(file) = &self.svg else {
-            out.text(&map_of(text, leading)?)?;
-            return Ok(0);
-        };
         let options = draw::MapOptions {
-            at: leading.map(<[usize]>::to_vec),
+            at: self.at.as_ref().map(|at| at.0.clone()),
             origin: self.origin.map_or((0, 0), |p| (p.0, p.1)),
             window: self.window.map(|p| (p.0, p.1)),
             tiles: self.tiles,
             memory_row: None,
+        };
+        let Some(file) = &self.svg else {
+            out.text(&map_of(text, &options)?)?;
+            return Ok(0);
         };
         let svg = text.parse::<ArrayShape>().and_then(|shape| draw::map_svg(&shape, &options));
         io::write_file(file, &svg.map_err(|error| Failure::shape(text, error))?, out)?;
@@ -150,7 +149,7 @@ fn demo(out: &mut Out<'_>) -> Result<Status, Failure> {
     );
     for shape in ["f32[3,5]{1,0:T(2,2)}", "f32[4,8]{1,0:T(2,4)(2,1)}"] {
         text += &format!("\n== xlayout map {shape}\n");
-        text += &map_of(shape.to_owned(), None)?;
+        text += &map_of(shape.to_owned(), &draw::MapOptions::default())?;
     }
     let shape = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
     text += &format!("\n== xlayout explain {shape}\n");
@@ -165,9 +164,9 @@ fn explain_of(text: String) -> Result<String, Failure> {
     report.map_err(|error| Failure::shape(text, error))
 }
 
-/// `map`'s picture of the array shape `text`, at the slice `leading` picks.
-fn map_of(text: String, leading: Option<&[usize]>) -> Result<String, Failure> {
-    let picture = plan_of(&text).and_then(|plan| map::map(&plan, leading));
+/// `map`'s text picture of the array shape `text`: the slice and window `options` pick.
+fn map_of(text: String, options: &draw::MapOptions) -> Result<String, Failure> {
+    let picture = plan_of(&text).and_then(|plan| map::map(&plan, options));
     picture.map_err(|error| Failure::shape(text, error))
 }
 

@@ -6,23 +6,31 @@
 //! (`offset / span` differs, the span from [`xlayout::draw::tile_spans`], as the SVG map
 //! draws its frames). That is exactly a tile boundary for ordinary tilings and stays truthful
 //! (it shows memory contiguity) for exotic ones.
+//!
+//! `--origin` and `--window` pick the part of the slice drawn, as they do for `--svg`.
 
 use std::fmt::Write;
 
+use xlayout::draw::{MapOptions, Window};
 use xlayout::{Error, ErrorKind, Plan};
 
-/// Rows and columns drawn at most; larger slices show their top-left corner.
-const MAX_SIDE: usize = 32;
+/// Rows and columns drawn when no window is given: the slice's top-left corner.
+pub const DEFAULT_SIDE: usize = 32;
 /// Padding positions listed at most.
 const MAX_PADDING: usize = 64;
 /// Grid positions scanned at most while looking for padding.
 const MAX_SCAN: usize = 1 << 24;
 
-pub fn map(plan: &Plan, leading: Option<&[usize]>) -> Result<String, Error> {
+/// The text map of the slice `options.at` picks: the window `options.origin` and
+/// `options.window` choose by the SVG map's rules ([`Window`]: the same cells, cut to the same
+/// cap), by default [`DEFAULT_SIDE`] rows and columns; the elements only (the SVG map also
+/// draws the first-level padding around them). `options.tiles` and `options.memory_row` are
+/// the SVG map's alone.
+pub fn map(plan: &Plan, options: &MapOptions) -> Result<String, Error> {
     let dims = plan.dims();
     let rank = dims.len();
     let lead_len = rank.saturating_sub(2);
-    let lead: Vec<usize> = leading.map_or_else(|| vec![0; lead_len], <[usize]>::to_vec);
+    let lead: Vec<usize> = options.at.clone().unwrap_or_else(|| vec![0; lead_len]);
     if lead.len() != lead_len {
         return Err(Error::new(
             ErrorKind::IndexOutOfBounds,
@@ -33,48 +41,43 @@ pub fn map(plan: &Plan, leading: Option<&[usize]>) -> Result<String, Error> {
             ),
         ));
     }
+    if let Some((k, (&i, &d))) = lead.iter().zip(dims).enumerate().find(|(_, (&i, &d))| i >= d) {
+        return Err(Error::new(
+            ErrorKind::IndexOutOfBounds,
+            format!("--at entry {k} is {i}, but dimension {k} has size {d}"),
+        ));
+    }
     let (rows, cols) = match rank {
         0 => (1, 1),
         1 => (1, dims[0]),
         _ => (dims[rank - 2], dims[rank - 1]),
     };
+    let default = (DEFAULT_SIDE, DEFAULT_SIDE);
+    let win = Window::new("element", (rows, cols), options.origin, options.window, default)?;
     let mut out = String::new();
     if rank > 2 {
         let at: Vec<String> = lead.iter().map(ToString::to_string).collect();
         let _ = writeln!(out, "slice [{}, :, :] of dims {dims:?}", at.join(", "));
     }
-    let index = |r: usize, c: usize| -> Vec<usize> {
-        let mut ix = lead.clone();
-        match rank {
-            0 => {}
-            1 => ix.push(c),
-            _ => ix.extend([r, c]),
-        }
-        ix
-    };
-    let (shown_rows, shown_cols) = (rows.min(MAX_SIDE), cols.min(MAX_SIDE));
-    if rows == 0 || cols == 0 || lead.iter().zip(dims).any(|(&i, &d)| i >= d) {
-        if let Some((k, (&i, &d))) = lead.iter().zip(dims).enumerate().find(|(_, (&i, &d))| i >= d)
-        {
-            return Err(Error::new(
-                ErrorKind::IndexOutOfBounds,
-                format!("--at entry {k} is {i}, but dimension {k} has size {d}"),
-            ));
-        }
+    if rows == 0 || cols == 0 {
         let _ = writeln!(out, "(no elements: the slice is {rows}x{cols})");
     } else {
-        let mut offsets = vec![vec![0usize; shown_cols]; shown_rows];
+        let (r0, c0) = win.origin;
+        let mut offsets = vec![vec![0usize; win.cols]; win.rows];
         for (r, row) in offsets.iter_mut().enumerate() {
             for (c, cell) in row.iter_mut().enumerate() {
-                *cell = plan.offset(&index(r, c))?;
+                let mut ix = lead.clone();
+                match rank {
+                    0 => {}
+                    1 => ix.push(c0 + c),
+                    _ => ix.extend([r0 + r, c0 + c]),
+                }
+                *cell = plan.offset(&ix)?;
             }
         }
         draw(&mut out, &offsets, xlayout::draw::tile_spans(plan).first().copied());
-        if shown_rows < rows || shown_cols < cols {
-            let _ = writeln!(
-                out,
-                "(showing rows 0..{shown_rows} of {rows}, columns 0..{shown_cols} of {cols})"
-            );
+        if let Some(note) = win.describe() {
+            let _ = writeln!(out, "{note}");
         }
     }
     padding(&mut out, plan);

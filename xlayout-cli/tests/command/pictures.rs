@@ -1,9 +1,10 @@
 //! The command's pictures: `xlayout map SHAPE --svg [FILE]` with its window, origin and
-//! tiles options, and `xlayout hlo ... --html PAGE`. The pictures themselves are the
+//! tiles options (and the text map's window, which means the same cells), and
+//! `xlayout hlo ... --html PAGE`. The pictures themselves are the
 //! library's (the root crate's tests/draw_svg.rs and tests/draw_html.rs check them); here: that the command
 //! writes exactly them, where it is told, and fails as a command should.
 
-use xlayout::draw::{map_svg, MapOptions};
+use xlayout::draw::{map_svg, MapOptions, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
 use xlayout::ArrayShape;
 
 use crate::support;
@@ -76,6 +77,80 @@ fn map_svg_failures() {
     let (status, _, err) = xlayout(&["map", FIGURE_1, "--svg", "/nonexistent-dir/x.svg"]);
     assert_eq!(status, 2);
     assert!(err.starts_with("xlayout: cannot write /nonexistent-dir/x.svg: "), "{err}");
+}
+
+/// The numbers of a text map's grid (its lines up to the first that is not a grid line).
+fn grid_numbers(text: &str) -> Vec<usize> {
+    let grid = text.lines().take_while(|l| l.chars().all(|c| " |-+0123456789".contains(c)));
+    let words = grid.flat_map(|l| l.split([' ', '|', '-', '+']).filter(|w| !w.is_empty()));
+    words.map(|w| w.parse().unwrap()).collect()
+}
+
+/// The `data-offset`s of the logical panel's cells of an SVG map, in drawing order.
+fn logical_offsets(svg: &str) -> Vec<usize> {
+    let panel = &svg[svg.find("panel logical").unwrap()..svg.find("panel memory").unwrap()];
+    let cells = panel.split("<g class=\"cell").skip(1);
+    cells
+        .map(|c| {
+            let v = &c[c.find("data-offset=\"").unwrap() + 13..];
+            v[..v.find('"').unwrap()].parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn map_windows_are_the_same_cells_in_text_and_svg() {
+    // Rows 6..10, columns 126..130 of bf16 pairs cross both (8,128) tile boundaries:
+    // offset(r, c) = 2048(r/8) + 1024(c/128) + 256((r%8)/2) + 2(c%128) + r%2.
+    let shape = "bf16[16,256]{1,0:T(8,128)(2,1)}";
+    let window = ["map", shape, "--origin", "6,126", "--window", "4,4"];
+    let (status, text, err) = xlayout(&window);
+    assert_eq!((status, err.as_str()), (0, ""));
+    let want = [
+        [1020, 1022, 1792, 1794],
+        [1021, 1023, 1793, 1795],
+        [2300, 2302, 3072, 3074],
+        [2301, 2303, 3073, 3075],
+    ];
+    assert_eq!(grid_numbers(&text), want.concat());
+    assert!(text.contains("\nshowing element rows 6..10 of 16, columns 126..130 of 256\n"));
+    let (_, svg, _) = xlayout(&[&window[..], &["--svg"]].concat());
+    assert_eq!(logical_offsets(&svg), want.concat());
+    // An origin the text map has no cell at: the SVG map's message. (The SVG map draws
+    // first-level padding, so 3,0 is a cell there.)
+    let (status, out, err) = xlayout(&["map", FIGURE_1, "--origin", "3,0"]);
+    assert_eq!((status, out.as_str()), (1, ""));
+    assert_eq!(err, "error: the window origin (3,0) is outside the 3x5 elements drawn\n");
+    assert_eq!(xlayout(&["map", FIGURE_1, "--origin", "3,0", "--svg"]).0, 0);
+}
+
+#[test]
+fn map_help_states_the_sizes_applied() {
+    let (_, help, _) = xlayout(&["map", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for said in [
+        String::from("[default: the text map, 32 rows and 32 columns;"),
+        format!("the whole slice when it has at most {DEFAULT_CELLS} elements ({MAX_CELLS} tiles with --tiles)"),
+        format!("At most {MAX_CELLS} cells: a larger window keeps its first {MAX_MEMORY_ROW} columns"),
+    ] {
+        assert!(help.contains(&said), "{said}: {help}");
+    }
+    // The text map: 32 rows of 32 offsets by default; a larger window is cut at 16384 cells,
+    // 64 rows of 256 columns. f32[40,40] is row-major: offset 40r + c.
+    let (_, text, _) = xlayout(&["map", "f32[40,40]"]);
+    let want: Vec<usize> = (0..32).flat_map(|r| (0..32).map(move |c| 40 * r + c)).collect();
+    assert_eq!(grid_numbers(&text), want);
+    let (_, text, _) = xlayout(&["map", "f32[4096,4096]", "--window", "1000,1000"]);
+    let want: Vec<usize> = (0..64).flat_map(|r| (0..256).map(move |c| 4096 * r + c)).collect();
+    assert_eq!(grid_numbers(&text), want);
+    let note = "showing element rows 0..64 of 4096, columns 0..256 of 4096 (at most 16384 cells";
+    assert!(text.contains(note), "{text}");
+    // The SVG map: the whole slice up to 4096 elements, else a corner of as many; up to
+    // 16384 tiles with --tiles (a 4096x4096 array has 512x32 tiles of 8x128).
+    assert_eq!(logical_offsets(&xlayout(&["map", "f32[64,64]", "--svg"]).1).len(), DEFAULT_CELLS);
+    assert_eq!(logical_offsets(&xlayout(&["map", "f32[64,65]", "--svg"]).1).len(), 64 * 64);
+    let tiles = ["map", "f32[4096,4096]{1,0:T(8,128)}", "--svg", "--tiles"];
+    assert_eq!(logical_offsets(&xlayout(&tiles).1).len(), MAX_CELLS);
 }
 
 #[test]

@@ -227,6 +227,16 @@ fn map_draws_figures_1_and_2() {
     let r = xlayout(&["map", "f32[2,3,5]", "--at", "2"], b"");
     assert_eq!(r.status, 1);
     assert!(r.stderr.contains("--at entry 0 is 2, but dimension 0 has size 2"), "{}", r.stderr);
+    // A window of Figure 1: rows 1..3, columns 2..5 (the tile boundaries after column 3 and
+    // row 1 stay drawn), and what it shows of the slice.
+    let r = xlayout(&["map", "f32[3,5]{1,0:T(2,2)}", "--origin", "1,2", "--window", "2,3"], b"");
+    assert_eq!(r.status, 0);
+    assert_eq!(
+        r.stdout,
+        " 6  7 | 10\n------+---\n16 17 | 20\n\
+         showing element rows 1..3 of 3, columns 2..5 of 5\n\
+         padding: 9 of 24 grid positions, in memory order: 9, 11, 14, 15, 18, 19, 21, 22, 23\n"
+    );
 }
 
 #[test]
