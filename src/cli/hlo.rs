@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    decode, module_files, units, Analysis, GroupBy, Keyed, Module, Report, ReportOptions, Row,
-    Sizes, Stage, Sum, Totals, REPORT_VERSION,
+    decode, module_files, units, Analysis, GroupBy, InstrId, Keyed, Module, Report, ReportOptions,
+    Row, Sizes, Stage, Sum, Totals, REPORT_VERSION,
 };
 
 use super::args::{By, Format, Hlo, Units};
@@ -244,7 +244,7 @@ impl Hlo {
             }
         } else {
             let a = report.analysis;
-            for i in 0..a.module.instructions.len() {
+            for i in a.module.instructions.ids() {
                 emit(out, &row_fields(name, &a.row(i)))?;
             }
         }
@@ -276,8 +276,8 @@ impl Hlo {
                 m.diagnostics.len()
             );
         }
-        let row = |i: usize| a.row(i);
-        let lists: [(&str, &[usize], &[&str]); 3] = [
+        let row = |i: InstrId| a.row(i);
+        let lists: [(&str, &[InstrId], &[&str]); 3] = [
             (
                 "largest buffers",
                 &report.top_allocated,
