@@ -4,7 +4,6 @@
 //! root, and the call graph; every problem met is a [`Diagnostic`] with its line.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 
 use crate::{Error, Shape};
 
@@ -13,7 +12,7 @@ use super::diagnostic::{quote, Diagnostic, DiagnosticKind};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
 use super::instruction::{self, Instruction};
 use super::lex::{for_each_top_level, split_name, Kind, Statement, Statements, TABLES};
-use super::module::{CallContext, Computation, Module};
+use super::module::{CallContext, Computation, Module, TextMap};
 use super::opcode::Opcode;
 
 /// Brackets in a result shape nest at most this deep (tuples nested some 60 levels): the
@@ -129,13 +128,13 @@ struct Builder<'t> {
     /// The table whose rows are being read.
     table: Option<&'static str>,
     /// Shapes already read, by their text (when the text alone decides the parse).
-    cache: HashMap<&'t str, Cached>,
+    cache: TextMap<&'t str, Cached>,
     /// Distinct valid shapes by their text, to give equal shapes one id.
-    ids: HashMap<Shape, ShapeId>,
+    ids: TextMap<Shape, ShapeId>,
     /// Names the module's table gives to an instruction of another computation: the first
     /// instruction of each such name in each computation (names are scoped per
     /// computation, as in XLA's parser; a name used in two computations is rare).
-    shadowed: HashMap<(Option<CompId>, &'t str), InstrId>,
+    shadowed: TextMap<(Option<CompId>, &'t str), InstrId>,
     /// Whether the reader stopped at [`MAX_ITEMS`] instructions or computations.
     full: bool,
 }
