@@ -459,3 +459,31 @@ impl<'t> Builder<'t> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_resolve_in_their_own_computation() {
+        // `p` and `x` in both computations; `y` used before it is defined; `gone` nowhere.
+        let text = "%f {\n  %p = f32[2]{0} parameter(0)\n  ROOT %x = f32[2]{0} negate(%p)\n}\n\n\
+                    ENTRY %e {\n  %p = f32[2]{0} parameter(0)\n  %x = f32[2]{0} add(%p, %y)\n  \
+                    %y = f32[2]{0} negate(%p)\n  %z = f32[2]{0} add(%x, %gone), to_apply=%f\n  \
+                    %p = f32[2]{0} parameter(1)\n  %w = f32[2]{0} negate(%p)\n}\n";
+        let m = Module::parse(text);
+        let at = |k: usize| InstrId::new(k);
+        let operands = |k: usize| -> Vec<Option<InstrId>> {
+            m.instructions[at(k)].operands.iter().map(|o| o.id).collect()
+        };
+        assert_eq!(operands(1), [Some(at(0))]); // f's p
+        assert_eq!(operands(3), [Some(at(2)), Some(at(4))]); // e's p, and y below
+        assert_eq!(operands(5), [Some(at(3)), None]);
+        // The first p of e, as in XLA's parser; the module's table: the first in the text.
+        assert_eq!(operands(7), [Some(at(2))]);
+        assert_eq!((m.instruction_id("p"), m.instruction_id("x")), (Some(at(0)), Some(at(1))));
+        assert_eq!(m.instructions[at(5)].called[0].id, m.computation_id("f"));
+        let roots: Vec<_> = m.computations.iter().map(|c| c.root).collect();
+        assert_eq!(roots, [Some(at(1)), Some(at(7))]); // ROOT, or else the last
+    }
+}
