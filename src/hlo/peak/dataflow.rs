@@ -458,13 +458,19 @@ impl Dataflow {
             .iter()
             .map(|f| f.filter(|&f| self.tree(f).len() == n).and_then(|f| self.base(f)))
             .collect();
-        let Some(bases) = bases else {
+        // Phi inputs are numbered by u32: more than that many are not followed.
+        let fits = |bases: &Vec<PosId>| {
+            let total = n.checked_mul(bases.len()).and_then(|t| t.checked_add(b.phi_inputs.len()));
+            total.is_some_and(|t| u32::try_from(t).is_ok())
+        };
+        let Some(bases) = bases.filter(fits) else {
             for k in 0..n {
                 b.src[base.plus(k)] = Src::Unknown;
             }
             return false;
         };
         for k in 0..n {
+            // Both fit in a u32: checked above.
             let start = b.phi_inputs.len() as u32;
             b.phi_inputs.extend(bases.iter().map(|f| f.plus(k)));
             b.src[base.plus(k)] = Src::Phi { start, len: bases.len() as u32 };
