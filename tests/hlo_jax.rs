@@ -81,7 +81,7 @@ fn owned_memory_is_xla_buffer_assignment() {
         let a = Analysis::new(&m);
         let mut ours = Values::new();
         let mut shapes = BTreeMap::new();
-        for (i, ins) in m.instructions.iter().enumerate() {
+        for (i, ins) in m.instructions.iter_enumerated() {
             shapes.insert(ins.name.to_string(), true);
             for leaf in a.owned_leaves(i) {
                 let size = leaf.sizes.expect("CPU shapes all have a size").array_bytes;
@@ -110,7 +110,9 @@ fn mlp_forward_rows() {
     let (text, _) = decode(&bytes);
     let m = Module::parse(&text);
     let a = Analysis::new(&m);
-    let rows: Vec<String> = (0..m.instructions.len())
+    let rows: Vec<String> = m
+        .instructions
+        .ids()
         .map(|i| {
             let r = a.row(i);
             let s = r.sizes.unwrap().sizes;

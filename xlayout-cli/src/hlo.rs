@@ -8,8 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    decode, units, Analysis, GroupBy, Keyed, Module, Report, ReportOptions, Row, Sizes, Sum,
-    Totals, REPORT_VERSION,
+    decode, units, Analysis, GroupBy, InstrId, Keyed, Module, Report, ReportOptions, Row, Sizes,
+    Sum, Totals, REPORT_VERSION,
 };
 
 use super::args::{By, Format, Hlo};
@@ -210,7 +210,7 @@ impl Hlo {
             }
         } else {
             let a = report.analysis;
-            for i in 0..a.module.instructions.len() {
+            for i in a.module.instructions.ids() {
                 emit(out, &row_fields(name, &a.row(i)))?;
             }
         }
@@ -242,8 +242,8 @@ impl Hlo {
                 m.diagnostics.len()
             );
         }
-        let row = |i: usize| a.row(i);
-        let lists: [(&str, &[usize], &[&str]); 3] = [
+        let row = |i: InstrId| a.row(i);
+        let lists: [(&str, &[InstrId], &[&str]); 3] = [
             (
                 "largest buffers",
                 &report.top_allocated,
