@@ -278,7 +278,8 @@ pub struct Bounds {
     pub logical_bytes: Bound,
 }
 
-/// The live ranges of a module's values and its peak. See the [module docs](self).
+/// The live ranges of a module's values and its peak (the rules are in the documentation
+/// of the `hlo::peak` module's source, which is private).
 ///
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
