@@ -31,6 +31,7 @@ mod views;
 
 // `layout!`: what it generates, its compile errors, the crates it builds with.
 mod macro_generated;
+mod macro_guide;
 mod macro_layouts;
 mod no_std_build;
 mod ui;

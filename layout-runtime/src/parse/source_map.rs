@@ -8,7 +8,7 @@ use crate::{Error, Location, Path};
 /// Where each part of a parsed shape stands in its text: the byte range of every element
 /// type, dimension, minor_to_major entry, tile, tile entry and field value.
 ///
-/// [`Shape::parse_with_source_map`] returns one; [`SourceMap::locate`] gives an error of the
+/// [`Shape::parse_with_source_map`](crate::Shape::parse_with_source_map) returns one; [`SourceMap::locate`] gives an error of the
 /// validator the byte range of the text it is about.
 ///
 /// ```
