@@ -286,12 +286,13 @@ fn main(py: Python<'_>, args: Vec<String>) -> u8 {
 #[pyfunction]
 fn hlo_report(
     py: Python<'_>,
-    bytes: Vec<u8>,
+    // Borrowed from the `bytes` object: a 100 MB dump is not copied element by element.
+    bytes: &[u8],
     name: String,
     top: usize,
 ) -> PyResult<(String, String, String)> {
     py.detach(|| {
-        let (text, problems) = decode(&bytes);
+        let (text, problems) = decode(bytes);
         let mut module = Module::parse(&text);
         module.add_diagnostics(problems);
         let analysis = Analysis::new(&module);
@@ -308,8 +309,8 @@ fn hlo_report(
 /// object per report, without `file` and `hlo`); bytes that are not UTF-8 are read as the
 /// command reads them.
 #[pyfunction]
-fn oom_report(py: Python<'_>, bytes: Vec<u8>) -> PyResult<String> {
-    py.detach(|| json(&OomReport::parse(&decode(&bytes).0)))
+fn oom_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
+    py.detach(|| json(&OomReport::parse(&decode(bytes).0)))
 }
 
 /// The module texts after optimizations in the dump directory `dir`, as `xlayout hlo DIR`
