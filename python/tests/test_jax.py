@@ -3,14 +3,14 @@ same compiled text."""
 
 import json
 
+import jax
+import jax.numpy as jnp
 import pytest
 
 import xlayout
 import xlayout.jax
 from conftest import run
 
-jax = pytest.importorskip("jax")
-jnp = pytest.importorskip("jax.numpy")
 jax.config.update("jax_platforms", "cpu")
 
 

@@ -1,11 +1,10 @@
 """relayout, tile and untile against numpy's pad-reshape-transpose recipe, bit for bit."""
 
+import ml_dtypes  # a test dependency: numpy's bfloat16, float8_*, int4
 import numpy as np
 import pytest
 
 import xlayout
-
-ml_dtypes = pytest.importorskip("ml_dtypes")
 
 
 def recipe(x, tile, group=1):

@@ -66,7 +66,7 @@ def test_hlo_figures():
 
 
 def test_to_pandas():
-    pandas = pytest.importorskip("pandas")
+    import pandas  # a test dependency (.ci/run installs it): to_pandas must be checked
     df = xlayout.hlo(DATA / "hlo" / "tpu_train_step.txt").to_pandas()
     assert isinstance(df, pandas.DataFrame) and len(df) == 30
 
