@@ -108,6 +108,14 @@ def test_transposed_views_are_read_in_place_through_their_layout():
     assert xlayout.tile(y, "{2,0,1}").tobytes() == want.tobytes()
 
 
+def test_scalars_and_empty_arrays():
+    x = np.asarray(np.float32(3.5))
+    tiled = xlayout.tile(x, "{:T(128)}")  # a scalar fills a 128-element tile
+    assert tiled.nbytes == 512 and tiled.view(np.float32).tolist() == [3.5] + [0.0] * 127
+    assert xlayout.untile(tiled, "f32[]{:T(128)}").tolist() == 3.5
+    assert xlayout.tile(np.zeros((0, 5), np.float32), "{1,0:T(8,128)}").nbytes == 0
+
+
 def test_relayout_reads_the_input_in_place_and_writes_into_out():
     x = np.arange(15, dtype=np.float32)
     out = np.full(96, 0xFF, np.uint8)

@@ -148,8 +148,10 @@ def tile(array: Any, layout: ShapeLike) -> np.ndarray:
     physical = array.transpose(order)
     if not physical.flags.c_contiguous:
         order, physical = list(range(array.ndim)), np.ascontiguousarray(array)
+    # Row-major is the default layout (and a scalar's is written without braces).
     minor_to_major = ",".join(str(a) for a in reversed(order))
-    src = Shape(f"{element_type}[{dims}]{{{minor_to_major}}}")
+    layout_of_src = "" if order == sorted(order) else f"{{{minor_to_major}}}"
+    src = Shape(f"{element_type}[{dims}]{layout_of_src}")
     if isinstance(layout, str) and layout.lstrip().startswith("{"):
         layout = f"{element_type}[{dims}]{layout.strip()}"
     return relayout(physical, src, layout)
