@@ -281,8 +281,9 @@ fn main(py: Python<'_>, args: Vec<String>) -> u8 {
 
 /// What `xlayout.hlo` needs of one module, as the command's JSON: the report (`xlayout hlo
 /// --format json`'s object per file, without `file`), the peak (`--peak`'s, without
-/// `file`, `module`, `scheduled` and XLA's dumps) with its live list cut at `top`, and the
-/// HTML report titled `name`.
+/// `file`, `module`, `scheduled` and XLA's dumps) with its live list cut at `top`, the
+/// HTML report titled `name`, and the report's small keys (`module`, `is_scheduled`,
+/// `totals`) on their own, so that reading them does not parse every instruction's row.
 #[pyfunction]
 fn hlo_report(
     py: Python<'_>,
@@ -290,7 +291,7 @@ fn hlo_report(
     bytes: &[u8],
     name: String,
     top: usize,
-) -> PyResult<(String, String, String)> {
+) -> PyResult<(String, String, String, String)> {
     py.detach(|| {
         let (text, problems) = decode(bytes);
         let mut module = Module::parse(&text);
@@ -301,7 +302,12 @@ fn hlo_report(
         let peak = Peak::new(&analysis);
         let summary = peak.summary(&module, top);
         let html = draw::report_html(&report, &HtmlOptions { source: name, ..Default::default() });
-        Ok((json(&report)?, json(&summary)?, html))
+        let head = serde_json::json!({
+            "module": module.name,
+            "is_scheduled": module.is_scheduled,
+            "totals": report.totals,
+        });
+        Ok((json(&report)?, json(&summary)?, html, json(&head)?))
     })
 }
 

@@ -26,7 +26,9 @@ def test_hlo_is_the_command_report(command, dump):
     del want["file"]
     assert r._report == want
     assert r.rows == want["instructions"]
-    assert r.module == want["module"]
+    assert (r.module, r.is_scheduled, r.totals) == (
+        want["module"], want["is_scheduled"], want["totals"]
+    )
     peak = command_json(command, "hlo", "--peak", dump)["files"][0]
     assert r.peak == {k: v for k, v in peak.items() if k in r.peak}
     assert set(peak) - set(r.peak) == {

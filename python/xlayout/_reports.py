@@ -57,9 +57,11 @@ class HloReport:
     """
 
     def __init__(self, bytes_: bytes, name: str, top: int) -> None:
-        report, peak, html = _xlayout.hlo_report(bytes_, name, top)
+        report, peak, html, head = _xlayout.hlo_report(bytes_, name, top)
         self._report_json = report
         self._html = html
+        # `module`, `is_scheduled` and `totals`, without parsing every row.
+        self._head: Dict[str, Any] = json.loads(head)
         self.source: str = name
         #: The ``--peak`` object: XLA's peak step and bytes, the values live there (the
         #: first ``top``), the high-water marks, and the rules not modelled.
@@ -72,12 +74,12 @@ class HloReport:
     @property
     def module(self) -> Optional[str]:
         """The module's name (``HloModule NAME``), or ``None``."""
-        return self._report["module"]
+        return self._head["module"]
 
     @property
     def is_scheduled(self) -> bool:
         """Whether the module is marked ``is_scheduled=true`` (a peak needs a schedule)."""
-        return self._report["is_scheduled"]
+        return self._head["is_scheduled"]
 
     @property
     def peak_bytes(self) -> Optional[int]:
@@ -98,7 +100,7 @@ class HloReport:
     @property
     def totals(self) -> Dict[str, Any]:
         """Owned memory in all, per memory space and per computation."""
-        return self._report["totals"]
+        return self._head["totals"]
 
     @property
     def top(self) -> Dict[str, List[Dict[str, Any]]]:
