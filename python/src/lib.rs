@@ -46,6 +46,12 @@ fn error(error: &xlayout::Error, text: &str) -> PyErr {
     err
 }
 
+/// `xlayout.Error` for `error` when the text it is about is not at hand: the message alone,
+/// without a span that would point into nothing.
+fn error_without_text(error: &xlayout::Error) -> PyErr {
+    self::error(&xlayout::Error::new(error.kind(), error.message()), "")
+}
+
 /// An XLA shape, parsed and validated as XLA does (layout-runtime's one parser and
 /// validator); `str()` is XLA's canonical text. Tuples, `token[]` and buffers parse too;
 /// the array properties raise `xlayout.Error` (kind `NotStaticArray`) for them.
@@ -221,11 +227,14 @@ fn run_relayout(
     let input = data.as_slice()?;
     let mut output = out.try_readwrite()?;
     let output = output.as_slice_mut()?;
-    py.detach(|| plan.run(input, output)).map_err(|e| error(&e, ""))
+    py.detach(|| plan.run(input, output)).map_err(|e| error_without_text(&e))
 }
 
 fn relayout_plan(src: &PyShape, dst: &PyShape) -> PyResult<RelayoutPlan> {
-    RelayoutPlan::new(src.array()?, dst.array()?).map_err(|e| error(&e, ""))
+    // Each shape's own plan first: its errors are shown under its own text.
+    src.plan()?;
+    dst.plan()?;
+    RelayoutPlan::new(src.array()?, dst.array()?).map_err(|e| error_without_text(&e))
 }
 
 /// `relayout(data, src, dst, out=None)` on byte views: a new zeroed buffer of `dst`'s
@@ -247,7 +256,10 @@ fn relayout<'py>(
             data.len(),
             plan.src_len()
         );
-        return Err(error(&xlayout::Error::new(xlayout::ErrorKind::BufferLength, why), ""));
+        return Err(error_without_text(&xlayout::Error::new(
+            xlayout::ErrorKind::BufferLength,
+            why,
+        )));
     }
     // `zeros` is calloc: fresh pages cost nothing until the relayout writes them.
     let out = out.unwrap_or_else(|| PyArray1::zeros(py, plan.dst_len(), false));
@@ -268,7 +280,7 @@ fn _time_rust_relayout(
     let mut output = out.try_readwrite()?;
     let output = output.as_slice_mut()?;
     let start = Instant::now();
-    xlayout::relayout(input, &src.shape, output, &dst.shape).map_err(|e| error(&e, ""))?;
+    xlayout::relayout(input, &src.shape, output, &dst.shape).map_err(|e| error_without_text(&e))?;
     Ok(start.elapsed().as_secs_f64())
 }
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import xlayout
+from conftest import run
 
 
 def recipe(x, tile, group=1):
@@ -124,7 +125,7 @@ def test_relayout_reads_the_input_in_place_and_writes_into_out():
     assert out.view(np.float32)[17] == 13 and out.view(np.float32)[9] == 0  # padding zeroed
 
 
-def test_errors():
+def test_errors(command):
     x = np.zeros(15, np.float32)
     with pytest.raises(xlayout.Error) as e:
         xlayout.relayout(x[:14], "f32[3,5]", "f32[3,5]{0,1}")
@@ -142,6 +143,12 @@ def test_errors():
     with pytest.raises(xlayout.Error) as e:
         xlayout.relayout(x, "(f32[3,5])", "f32[3,5]")
     assert e.value.kind == "NotStaticArray"
+    # A layout that parses but has no index space: the message the command gives for it.
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x, "f32[3,5]", "f32[3,5]{1,0:T(2,*)}")
+    assert e.value.kind == "TrailingCombine"
+    done = run([command, "offset", "f32[3,5]{1,0:T(2,*)}", "0,0"])
+    assert done.stderr.decode() == str(e.value) + "\n"
     with pytest.raises(xlayout.Error) as e:
         xlayout.relayout(x, "f32[3,5]", "f32[3,5]", out=np.zeros(59, np.uint8))
     assert e.value.kind == "BufferLength"
