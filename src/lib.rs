@@ -14,6 +14,8 @@ pub use layout_runtime::*;
 
 #[cfg(feature = "alloc")]
 pub mod draw;
+#[cfg(feature = "alloc")]
+pub mod explain;
 #[cfg(feature = "std")]
 pub mod guide;
 #[cfg(feature = "hlo")]

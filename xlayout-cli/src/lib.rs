@@ -25,7 +25,6 @@ use clap::Parser;
 use xlayout::{draw, ArrayShape, Error, Plan, Shape};
 
 mod args;
-mod explain;
 mod hlo;
 mod io;
 mod map;
@@ -160,7 +159,7 @@ fn demo(out: &mut Out<'_>) -> Result<Status, Failure> {
 
 /// `explain`'s report on the shape `text`.
 fn explain_of(text: String) -> Result<String, Failure> {
-    let report = text.parse::<Shape>().and_then(|s| explain::explain(&s));
+    let report = text.parse::<Shape>().and_then(|s| xlayout::explain::explain(&s));
     report.map_err(|error| Failure::shape(text, error))
 }
 

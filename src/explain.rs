@@ -1,13 +1,40 @@
-//! `xlayout explain`: a shape described for a person, one labelled line per fact.
+//! A shape described for a person, one labelled line per fact: the text of `xlayout explain`
+//! and of `Shape.explain()` in Python, written once here.
 //!
 //! Every number comes from layout-runtime (the plan, XLA's size functions); this module only
 //! arranges them into sentences.
 
-use std::fmt::Write;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt::Write;
 
-use xlayout::{ArrayShape, Dim, Error, Layout, Shape, TileDim};
+use crate::{ArrayShape, Dim, Error, Layout, Shape, TileDim};
 
-/// The report for `shape`: arrays directly, tuples and buffers element by element.
+/// The description of `shape`: arrays directly, tuples and buffers element by element, one
+/// labelled line per fact (element type and bits, dimensions, physical order, each tile level
+/// and what it covers, the tiled index space, byte size, unpadded size, padding, memory space).
+///
+/// ```
+/// use xlayout::{explain::explain, Shape};
+///
+/// let s: Shape = "bf16[8,300]{1,0:T(8,128)(2,1)}".parse()?;
+/// let text = explain(&s)?;
+/// let lines: Vec<&str> = text.lines().collect();
+/// assert_eq!(lines[0], "shape        bf16[8,300]{1,0:T(8,128)(2,1)}");
+/// assert!(text.contains("\nbyte size    6,144 bytes (6.00 KiB)  (XLA's ShapeUtil::ArraySize)\n"));
+/// assert!(text.contains("\nunpadded     4,800 bytes (4.69 KiB)  (ShapeUtil::ByteSizeOf)\n"));
+/// # Ok::<(), xlayout::Error>(())
+/// ```
+///
+/// A shape whose layout has no index space is still described, with what is missing said:
+///
+/// ```
+/// use xlayout::{explain::explain, Shape};
+/// let s: Shape = "f32[3,5]{1,0:T(*,2)}".parse()?;
+/// assert!(explain(&s)?.contains("\nbyte size    none: "));
+/// # Ok::<(), xlayout::Error>(())
+/// ```
 pub fn explain(shape: &Shape) -> Result<String, Error> {
     let mut out = String::new();
     explain_into(shape, "", &mut out)?;
