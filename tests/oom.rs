@@ -39,7 +39,7 @@ fn describe(e: &Entry) -> String {
             "{} {} x{} agrees={} tiling={} causes=[{}] best={}",
             x.sizes.array_bytes,
             x.sizes.logical_bytes,
-            x.expansion.as_deref().unwrap_or("-"),
+            x.expansion.map_or_else(|| "-".to_string(), |e| e.to_string()),
             if x.agrees.all() { "yes" } else { "no" },
             o(&x.inferred_tiling),
             x.causes.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("; "),
@@ -102,7 +102,11 @@ fn old_report_with_a_glog_prefix() {
     let h = r.hlo_temp.as_ref().unwrap();
     assert_eq!((h.utilization.as_deref(), h.fragmentation.as_deref()), (Some("24.2"), Some("0.7")));
     assert_eq!(
-        (h.unpadded.as_ref(), h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (
+            h.unpadded.as_ref(),
+            h.utilization_recomputed.map(|p| p.to_string()).as_deref(),
+            h.utilization_agrees
+        ),
         (None, None, None)
     );
     // Entry 2: s32[8388608,8,4]{0,2,1:T(4,128)}: physical order 8, 4, 8388608; the tile
@@ -126,7 +130,10 @@ fn old_report_with_a_glog_prefix() {
     assert_eq!(totals.sizes.logical_bytes, 1_073_741_824 * 2 + 64_225_280);
     // 33288880128 of 35500589056 bytes are padding: 93.77%.
     assert_eq!(
-        (totals.padding_percent.as_deref(), totals.utilization_percent.as_deref()),
+        (
+            totals.padding_percent.map(|p| p.to_string()).as_deref(),
+            totals.utilization_percent.map(|p| p.to_string()).as_deref()
+        ),
         (Some("93.8"), Some("6.2"))
     );
     assert!(r.problems.is_empty());
@@ -148,7 +155,7 @@ fn every_line_logged_and_labels_cut_short() {
     // Unpadded 913.16M over Padded 24.39G is 3.66%, printed 3.7%.
     let h = r.hlo_temp.as_ref().unwrap();
     assert_eq!(
-        (h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (h.utilization_recomputed.map(|p| p.to_string()).as_deref(), h.utilization_agrees),
         (Some("3.7"), Some(true))
     );
     assert!(r.problems.is_empty());
@@ -172,7 +179,11 @@ fn new_labels_without_operator_lines() {
         ("9.40G", "15.44G")
     );
     assert_eq!(
-        (h.utilization.as_deref(), h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (
+            h.utilization.as_deref(),
+            h.utilization_recomputed.map(|p| p.to_string()).as_deref(),
+            h.utilization_agrees
+        ),
         (Some("60.9"), Some("60.9"), Some(true))
     );
     assert_eq!(
@@ -180,7 +191,10 @@ fn new_labels_without_operator_lines() {
         (Some("0.0"), Some("5.52M"))
     );
     assert_eq!(
-        (r.totals.padding_percent.as_deref(), r.totals.utilization_percent.as_deref()),
+        (
+            r.totals.padding_percent.map(|p| p.to_string()).as_deref(),
+            r.totals.utilization_percent.map(|p| p.to_string()).as_deref()
+        ),
         (Some("75.0"), Some("25.0"))
     );
 }
@@ -210,7 +224,7 @@ fn error_code_and_windows_line_ends() {
     // 17.27G / 17.52G = 98.57%, printed 98.6%.
     let h = r.hlo_temp.as_ref().unwrap();
     assert_eq!(
-        (h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (h.utilization_recomputed.map(|p| p.to_string()).as_deref(), h.utilization_agrees),
         (Some("98.6"), Some(true))
     );
     let usage: Vec<(&str, Option<u64>)> =
