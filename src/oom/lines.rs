@@ -53,9 +53,10 @@ pub fn report_lines(text: &str) -> Vec<(usize, Cow<'_, str>)> {
             if line.trim().is_empty() {
                 continue;
             }
+            // What the shared prefix hid may be a logger's prefix of its own.
             *line = match std::mem::take(line) {
-                Cow::Borrowed(l) => Cow::Borrowed(&l[prefix..]),
-                Cow::Owned(l) => Cow::Owned(l[prefix..].to_string()),
+                Cow::Borrowed(l) => Cow::Borrowed(strip_log_prefix(&l[prefix..])),
+                Cow::Owned(l) => Cow::Owned(strip_log_prefix(&l[prefix..]).to_string()),
             };
         }
     }
@@ -78,14 +79,42 @@ const REPORT_WORDS: [&str; 12] = [
     "Unpadded",
 ];
 
-/// The prefix every non-blank line starts with, up to and including its last whitespace,
-/// when there are two lines or more and it is no part of a report (it holds something
-/// other than whitespace, and none of [`REPORT_WORDS`]); else the empty string. Each line
-/// is compared once against what is left of the prefix, so this is linear.
-fn shared_prefix<'a>(lines: impl Iterator<Item = &'a str>) -> &'a str {
+/// Whether a line (without its prefixes) reads as a report's own: a header, an entry, a
+/// field of one.
+fn report_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let entry = t
+        .split_once(". Size:")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    entry
+        || t.starts_with("====")
+        || REPORT_WORDS.iter().any(|w| t.starts_with(w))
+        || [
+            "Extra memory",
+            "Allocation type",
+            "Entry Parameter",
+            "Compilation failure",
+            "BufferAssignment",
+        ]
+        .iter()
+        .any(|w| t.starts_with(w))
+}
+
+/// Lines looked at to choose where a shared prefix ends, and places it may end tried.
+const SAMPLE: usize = 256;
+const CUTS: usize = 16;
+
+/// The prefix every non-blank line starts with and that is no part of a report, or the
+/// empty string: the longest common prefix, cut after one of its runs of whitespace where
+/// the most lines then read as a report's (a logger's own prefix may follow it, taken off
+/// too); only when there are two lines or more, and it holds something other than
+/// whitespace and none of [`REPORT_WORDS`]. Linear: each line is compared once against
+/// what is left of the prefix, and a bounded sample of lines is tried at a bounded number
+/// of places.
+fn shared_prefix<'a>(lines: impl Iterator<Item = &'a str> + Clone) -> &'a str {
     let mut prefix: Option<&str> = None;
     let mut count = 0;
-    for line in lines.filter(|l| !l.trim().is_empty()) {
+    for line in lines.clone().filter(|l| !l.trim().is_empty()) {
         count += 1;
         prefix = Some(match prefix {
             None => line,
@@ -99,13 +128,30 @@ fn shared_prefix<'a>(lines: impl Iterator<Item = &'a str>) -> &'a str {
         }
     }
     let Some(p) = prefix.filter(|_| count >= 2) else { return "" };
-    let Some(end) = p.rfind(char::is_whitespace) else { return "" };
-    let end = end + p[end..].chars().next().map_or(1, char::len_utf8);
-    let p = &p[..end];
-    if p.trim().is_empty() || REPORT_WORDS.iter().any(|w| p.contains(w)) {
-        return "";
+    // Where the prefix may end: after each run of whitespace in it.
+    let mut cuts: Vec<usize> = Vec::new();
+    let mut chars = p.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let run_ends = c.is_whitespace() && chars.peek().map_or(true, |(_, n)| !n.is_whitespace());
+        if run_ends && cuts.len() < CUTS {
+            cuts.push(i + c.len_utf8());
+        }
     }
-    p
+    let sample: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).take(SAMPLE).collect();
+    let score =
+        |cut: usize| sample.iter().filter(|l| report_line(strip_log_prefix(&l[cut..]))).count();
+    let mut best = (score(0), 0);
+    for &cut in &cuts {
+        let candidate = &p[..cut];
+        if candidate.trim().is_empty() || REPORT_WORDS.iter().any(|w| candidate.contains(w)) {
+            continue;
+        }
+        let s = score(cut);
+        if s > best.0 {
+            best = (s, cut);
+        }
+    }
+    &p[..best.1]
 }
 
 /// Whether the text is a report pasted as a JSON (or Python) string: a report's header and
@@ -259,12 +305,18 @@ mod tests {
     #[test]
     fn a_prefix_on_every_line() {
         let p = |t: &str| shared_prefix(t.lines()).to_string();
-        assert_eq!(p("[w3] a\n[w3]   b\n\n[w3] c"), "[w3] ");
-        assert_eq!(p("[w3] a"), ""); // one line: nothing to compare
-        assert_eq!(p("  a\n  b"), ""); // indentation only
+        assert_eq!(p("[w3] Ran out\n[w3]   1. Size: 1K\n\n[w3] Shape: f32[]"), "[w3] ");
+        assert_eq!(p("[w3] Ran out"), ""); // one line: nothing to compare
+        assert_eq!(p("  Ran out\n  Total"), ""); // indentation only
         assert_eq!(p("Buffer 1:\nBuffer 2:"), ""); // the report's own words
-        assert_eq!(p("[w3]a\n[w3]b"), ""); // no whitespace ends it
-        assert_eq!(p("é é\né ê"), "é ");
+        assert_eq!(p("[w3]Ran out\n[w3]Total"), ""); // no whitespace ends it
+        assert_eq!(p("é é Ran out\né é Total"), "é é ");
+        // The place where most lines read as a report's: `host | ` not `host `.
+        assert_eq!(p("host | Ran out\nhost |   1. Size: 1K"), "host | ");
+        // A logger's prefix after it is left to the logger's rule.
+        let logged = "[w] 2020-05-04 09:05:40.719745: E 1 x.cc:76] Ran out\n[w] 2020-05-04 09:05:40.719899: E 1 x.cc:76] Total";
+        assert_eq!(p(logged), "[w] ");
+        assert_eq!(p("[w] hello\n[w] there"), ""); // nothing reads as a report
     }
 
     #[test]

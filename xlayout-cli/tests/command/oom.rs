@@ -323,3 +323,100 @@ fn the_readme_example_is_the_real_output() {
     let r = xlayout(&["oom", "--format", "table", "tests/data/oom/vmem_untiled.txt"], b"");
     assert_eq!(shown, r.stdout);
 }
+
+/// Text with no report in it is said to be so, with exit status 1; as is a header whose
+/// lines hide their entries.
+#[test]
+fn no_report_is_an_error() {
+    let r = xlayout(&["oom"], b"hello\n");
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stderr, "standard input: no out-of-memory report found\n");
+    let r = xlayout(
+        &["oom", "--format", "table"],
+        b"Ran out of memory in memory space hbm.\n>> 1. Size: 1K\n",
+    );
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stderr, "standard input: a header but no entries: are the lines prefixed?\n");
+    assert!(
+        r.stdout.contains("\na header but no entries: are the lines prefixed?\n"),
+        "{}",
+        r.stdout
+    );
+    // The runtime's own message is a report with no entries.
+    let r = xlayout(&["oom", "--format", "table", "tests/data/oom/runtime_reserve.txt"], b"");
+    assert_eq!((r.status, r.stderr.as_str()), (0, ""));
+    assert_eq!(
+        r.stdout,
+        "tests/data/oom/runtime_reserve.txt: TPU runtime out of memory: could not reserve 10.51G (bottom of memory); 8.97G free, 0B reserved, 8.97G reservable; short by about 1.54G (the figures are rounded)\n"
+    );
+}
+
+/// `--hlo`: an instruction of another shape, a label not in the dump, and the dump's own
+/// reading problems are said.
+#[test]
+fn the_dump_is_checked_against_the_report() {
+    let dir = support::scratch("oom-dump");
+    let dump = dir.join("dump.txt");
+    std::fs::write(&dump, "%f.1 = f32[512,512]{1,0} negate(%x)\nnot hlo at all\n").unwrap();
+    let report = dir.join("report.txt");
+    std::fs::write(
+        &report,
+        "1. Size: 64.0K\n   Shape: f32[128,128]{1,0}\n   XLA label: f.1 = negate(x)\n2. Size: 1.0K\n   Shape: f32[256]{0}\n   XLA label: gone.2 = add(a, b)\n",
+    )
+    .unwrap();
+    let (d, rp) = (dump.to_str().unwrap(), report.to_str().unwrap());
+    let r = xlayout(&["oom", "--format", "json", "--hlo", d, rp], b"");
+    assert_eq!(r.status, 1);
+    assert_eq!(
+        r.stderr.lines().collect::<Vec<_>>(),
+        [
+            format!("{d}:2: unreadable line: `not hlo at all`"),
+            format!("{rp}: entry 1: the dump's f.1 is f32[512,512]{{1,0}} (1048576 bytes), the report's f32[128,128]{{1,0}} (65536 bytes)"),
+            format!("{rp}: entry 2: `gone.2` is not in the dump"),
+        ]
+    );
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["dump"]["diagnostics"][0]["line"], 2);
+    let e = &v["reports"][0]["entries"];
+    assert_eq!(
+        (e[0]["hlo_found"].as_bool(), e[0]["hlo_same_shape"].as_bool(), e[0]["hlo_bytes"].as_u64()),
+        (Some(true), Some(false), Some(1_048_576))
+    );
+    assert_eq!((e[1]["hlo_found"].as_bool(), e[1]["hlo_line"].clone()), (Some(false), Value::Null));
+    let r = xlayout(&["oom", "--format", "table", "--hlo", d, rp], b"");
+    assert!(r.stdout.contains("\n  entry 2: `gone.2` is not in the dump\n"), "{}", r.stdout);
+}
+
+/// XLA:GPU's report in its own units, with its stats block.
+#[test]
+fn gpu_reports_in_their_units() {
+    let r = xlayout(&["oom", "--format", "table", "tests/data/oom/gpu_peak_buffers.txt"], b"");
+    assert_eq!(r.status, 0);
+    assert!(
+        r.stdout
+            .contains("\nBufferAssignment stats:\n  parameter allocation             1.02GiB\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("  total fragmentation              112B (0.00%)\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("\n  1  4.89GiB     4.89GiB     4.89GiB     0B       1.00x  yes  "),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("\n  2  1004.50MiB  1004.50MiB  1004.50MiB  0B  "), "{}", r.stdout);
+    let r = xlayout(
+        &["oom", "--format", "table", "--bytes", "oom", "tests/data/oom/gpu_peak_buffers.txt"],
+        b"",
+    );
+    assert!(r.stdout.contains("\n  1  4.89GiB     4.89G     4.89G     0B  "), "{}", r.stdout);
+}
+
+/// `oom --help` is written for oom: its rows are entries.
+#[test]
+fn help_is_written_for_oom() {
+    let r = xlayout(&["oom", "--help"], b"");
+    assert_eq!(r.status, 0);
+    assert!(r.stdout.contains("one row per entry of each report"), "{}", r.stdout);
+    assert!(!r.stdout.contains("one row per instruction"), "{}", r.stdout);
+}
