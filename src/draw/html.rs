@@ -738,7 +738,7 @@ fn peak_section(
             out,
             "<h3 id=\"{p}lifetimes\">Buffers live at the peak</h3><p>The {} largest of the {} values \
              live at step {}, each from the step it is defined at to its last, on the schedule \
-             above; each links to its map.</p>",
+             above (outlined in red where it pads); each links to its map.</p>",
             live.len(),
             x.live.len(),
             x.step
@@ -866,18 +866,11 @@ fn lifetimes(out: &mut String, peak: &Peak, live: &[PeakRow<'_>], maps: &Maps, p
         };
         let end = (r.end as usize).min(steps.saturating_sub(1));
         let (x0, x1) = (step_x(r.start as f64, steps), step_x(end as f64 + 1.0, steps));
-        let share = if r.array_bytes == 0 {
-            1.0
-        } else {
-            r.logical_bytes.min(r.array_bytes) as f64 / r.array_bytes as f64
-        };
-        let data_w = ((x1 - x0) * share).max(0.0);
         let bar = format!(
             "<g class=\"lifetime\" data-value=\"{}\" data-bytes=\"{}\" data-start=\"{}\" data-end=\"{}\">\
-             <title>{}: {} ({} allocated), live at steps {}-{}, {}</title>\
+             <title>{}: {} ({} allocated with padding), live at steps {}-{}, {}</title>\
              <text x=\"0\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
-             <rect class=\"data\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\
-             <rect class=\"padding\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></g>",
+             <rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></g>",
             escape(&name),
             r.bytes,
             r.start,
@@ -893,13 +886,10 @@ fn lifetimes(out: &mut String, peak: &Peak, live: &[PeakRow<'_>], maps: &Maps, p
             px(PLOT_LEFT - 6.0),
             px(y + 13.0),
             iec_bytes(r.bytes),
+            if r.array_bytes > r.logical_bytes { "data padded" } else { "data" },
             px(x0),
             px(y + 3.0),
-            px(data_w),
-            px(ROW - 5.0),
-            px(x0 + data_w),
-            px(y + 3.0),
-            px((x1 - x0 - data_w).max(0.0)),
+            px((x1 - x0).max(1.0)),
             px(ROW - 5.0),
         );
         match maps.of_shape(&r.shape) {
@@ -951,6 +941,7 @@ svg.timeline rect.padding,svg.lifetimes rect.padding{fill:#e15759}\
 svg.timeline g.step:hover rect,svg.lifetimes a:hover rect{fill-opacity:0.7}\
 svg.timeline .peak-line,svg.lifetimes .peak-line{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}\
 svg.timeline .axis{stroke:#888}svg.timeline text,svg.lifetimes text{fill:#111}\
+svg.lifetimes rect.padded{stroke:#e15759;stroke-width:2}\
 table.split td.share{color:#555}\
 section.map,div.wide{margin:1em 0;overflow-x:auto}";
 
