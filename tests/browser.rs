@@ -259,7 +259,8 @@ fn hostile_dump_runs_nothing_in_chromium() {
         return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
     };
     let dir = scratch("hostile");
-    let dump = br#"HloModule m
+    // Scheduled, so the peak's figure, timeline and lifetime bars carry its text too.
+    let dump = br#"HloModule m, is_scheduled=true
 ENTRY %main {
   %p = f32[10]{0:T(128)} parameter(0), metadata={op_name="<script>document.body.setAttribute('data-pwned','1')</script>\"q\"" source_file="<img src=x onerror=document.body.setAttribute('data-pwned','2')>" source_line=1}
   ROOT %n = f32[10]{0:T(128)} negate(%p), metadata={op_name="]]></script><script>document.body.setAttribute('data-pwned','3')</script>"}
@@ -272,6 +273,8 @@ ENTRY %main {
     assert!(!rendered.dom.contains("data-pwned=\""), "a script from the dump ran");
     assert!(rendered.dom.contains("&lt;script&gt;document.body.setAttribute('data-pwned','1')"));
     assert_eq!(rendered.dom.matches("data-sortable=\"ready\"").count(), 5);
+    assert!(rendered.dom.contains("data-peak-bytes=\"80\""));
+    assert_eq!(rendered.dom.matches("<g class=\"lifetime\"").count(), 2);
 }
 
 /// Every module of tests/data marked `is_scheduled=true`, by path.
