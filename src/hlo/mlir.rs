@@ -6,6 +6,11 @@
 use super::diagnostic::{Diagnostic, DiagnosticKind};
 
 /// What [`Module::parse`](super::Module::parse) says of MLIR text, on its first line.
+///
+/// ```
+/// use xlayout::hlo::{Module, NOT_HLO};
+/// assert_eq!(Module::parse("module @m {\n}\n").diagnostics[0].message, NOT_HLO);
+/// ```
 pub const NOT_HLO: &str = "this is MLIR (StableHLO, what `lower(...).as_text()` gives), not HLO \
 module text: give the compiled module, `jax.jit(f).lower(...).compile().as_text()`, or the \
 `*after_optimizations.txt` that XLA_FLAGS=--xla_dump_to=DIR writes";

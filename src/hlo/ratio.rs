@@ -34,21 +34,38 @@ impl Ratio {
     pub const SERDE_NAME: &'static str = "Ratio";
 
     /// `num / den`; `None` when `den` is 0.
+    ///
+    /// ```
+    /// let x = xlayout::hlo::Ratio::new(512, 4).unwrap();
+    /// assert_eq!((x.num(), x.den(), x.to_string()), (512, 4, String::from("128")));
+    /// ```
     pub fn new(num: u64, den: u64) -> Option<Ratio> {
         (den > 0).then_some(Ratio { num, den })
     }
 
-    /// The numerator.
+    /// The numerator (as given, not reduced).
+    ///
+    /// ```
+    /// assert_eq!(xlayout::hlo::Ratio::new(6, 4).unwrap().num(), 6);
+    /// ```
     pub fn num(&self) -> u64 {
         self.num
     }
 
     /// The denominator (never 0).
+    ///
+    /// ```
+    /// assert_eq!(xlayout::hlo::Ratio::new(6, 4).unwrap().den(), 4);
+    /// ```
     pub fn den(&self) -> u64 {
         self.den
     }
 
     /// The printed figure as a number: the `f64` nearest to the three significant figures.
+    ///
+    /// ```
+    /// assert_eq!(xlayout::hlo::Ratio::new(1, 3).unwrap().value(), 0.333);
+    /// ```
     pub fn value(&self) -> f64 {
         // The printed text is digits and at most one point: it always reads as a number.
         self.to_string().parse().unwrap_or(f64::NAN)
@@ -120,6 +137,10 @@ impl Percent {
     pub const SERDE_NAME: &'static str = "Percent";
 
     /// `part / whole` in percent; `None` when `whole` is 0.
+    ///
+    /// ```
+    /// assert_eq!(xlayout::hlo::Percent::new(508, 512).unwrap().to_string(), "99.2");
+    /// ```
     pub fn new(part: u64, whole: u64) -> Option<Percent> {
         if whole == 0 {
             return None;
@@ -129,6 +150,10 @@ impl Percent {
     }
 
     /// The printed figure as a number.
+    ///
+    /// ```
+    /// assert_eq!(xlayout::hlo::Percent::new(1, 3).unwrap().value(), 33.3);
+    /// ```
     pub fn value(&self) -> f64 {
         self.tenths as f64 / 10.0
     }

@@ -117,6 +117,13 @@ pub struct EntryRow<'a> {
 impl<'a> EntryRow<'a> {
     /// The record of `e`; `joined` is `None` without a dump, `Some(None)` when the dump has
     /// no instruction of the label's name.
+    ///
+    /// ```
+    /// use xlayout::oom::{EntryRow, OomReport};
+    /// let r = OomReport::parse("1. Size: 32B\n   XLA label: gone.1 = negate(x)\n");
+    /// assert_eq!(EntryRow::new(&r.entries[0], Some(None)).hlo_found, Some(false));
+    /// assert_eq!(EntryRow::new(&r.entries[0], None).hlo_found, None);
+    /// ```
     pub fn new(e: &'a Entry, joined: Option<Option<&'a Joined<'a>>>) -> EntryRow<'a> {
         let x = e.recomputed.as_ref();
         let text = |p: &'a Option<Printed>| p.as_ref().map(|p| p.text.as_str());

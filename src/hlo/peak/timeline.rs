@@ -50,6 +50,14 @@ pub struct PeakSplit {
 impl Peak {
     /// The bytes live at each step of the flattened sequence (one entry per step), by the
     /// values' own sizes, as [`Peak::high_water`] sums them. Linear in values plus steps.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0} parameter(0)\n  ROOT %n = f32[10]{0} negate(%p)\n}\n");
+    /// let peak = Peak::new(&Analysis::new(&m));
+    /// let t = peak.timeline();
+    /// assert_eq!(t[peak.xla.step as usize].live.bytes, peak.xla.bytes); // XLA's list at its step
+    /// ```
     pub fn timeline(&self) -> Vec<StepLive> {
         let steps = self.sequence.len();
         // Difference arrays: a value adds at its start and stops adding after its end.
@@ -88,6 +96,14 @@ impl Peak {
 
     /// What is live at XLA's peak step ([`XlaPeak::live`](super::XlaPeak::live)) split into
     /// parameters, outputs and temporaries; the three add up to the peak's figures.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0} parameter(0)\n  ROOT %n = f32[10]{0} negate(%p)\n}\n");
+    /// let peak = Peak::new(&Analysis::new(&m));
+    /// let s = peak.split(&m);
+    /// assert_eq!((s.parameters.bytes, s.outputs.bytes, s.temporaries.bytes), (40, 40, 0));
+    /// ```
     pub fn split(&self, m: &Module<'_>) -> PeakSplit {
         let end = self.sequence.len() as u32;
         let mut split = PeakSplit::default();
