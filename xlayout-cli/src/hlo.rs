@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    Analysis, GroupBy, InstrId, Keyed, Module, Peak, Report, ReportOptions, Sum, Totals,
+    Analysis, GroupBy, InstrId, Keyed, Module, Peak, Report, ReportOptions, Row, Sum, Totals,
     REPORT_VERSION,
 };
 
@@ -17,8 +17,8 @@ use super::args::{By, Format, Hlo};
 use super::dump::{self, XlaAssignment};
 use super::io::{Failure, Out, Stdin};
 use super::output::{
-    aligned, both, chosen_format, count, human, module_inputs, or_dash, warn, Emitter, Files,
-    Later, Sink, Stream,
+    self, aligned, both, chosen_format, count, human, module_inputs, row_table, warn, Column,
+    Emitter, Fields, Files, Later, Sink, Stream,
 };
 use super::Status;
 
@@ -70,6 +70,19 @@ struct FileRow<'a, R> {
     #[serde(flatten)]
     row: R,
 }
+
+/// A row of the people's top lists: an instruction's row and what it owns of it.
+#[derive(Serialize)]
+struct TopRow<'a> {
+    #[serde(flatten)]
+    row: Row<'a>,
+    owned_padding_bytes: u64,
+    owned_expansion: Option<xlayout::hlo::Ratio>,
+}
+
+/// Columns of the top lists that need no name of their own.
+const OPCODE: Column<'static> = Column::Field("opcode", "opcode");
+const OP_NAME: Column<'static> = Column::Field("op_name", "op_name");
 
 /// A TSV row of `--by`: the file, the grouping, then a group.
 #[derive(Serialize)]
@@ -202,7 +215,7 @@ impl Hlo {
         xla: Option<XlaAssignment>,
     ) -> Result<(), Failure> {
         if sink.wants(Format::Table) {
-            sink.table(&self.table(name, report, peak, xla.as_ref()))?;
+            sink.table(&self.table(name, report, peak, xla.as_ref())?)?;
         }
         let a = report.analysis;
         if let Some(by) = report.options.group_by {
@@ -252,10 +265,9 @@ impl Hlo {
         report: &Report<'_, '_, '_>,
         peak: Option<&Peak>,
         xla: Option<&XlaAssignment>,
-    ) -> String {
+    ) -> Result<String, Failure> {
         let a = report.analysis;
         let m = a.module;
-        let b = |n: u64| self.size(n);
         let mut s = String::new();
         let module = match m.name {
             Some(n) => format!("module {n}{}", if m.is_scheduled { ", scheduled" } else { "" }),
@@ -287,72 +299,45 @@ impl Hlo {
                 m.diagnostics.len()
             );
         }
-        let row = |i: InstrId| a.row(i);
-        let lists: [(&str, &[InstrId], &[&str]); 3] = [
+        let why = |f: &Fields| output::why(f, "causes");
+        let better = |f: &Fields| output::better(f, "best_layout", "best_bytes", self.bytes);
+        let allocated = Column::Bytes("allocated", "owned_bytes");
+        let padding = Column::Bytes("padding", "owned_padding_bytes");
+        let x = Column::Times("x", "owned_expansion");
+        let line = Column::Field("line", "line");
+        let instruction = Column::Field("instruction", "instruction");
+        let shape = Column::Field("shape", "shape");
+        let (why, better) = (Column::Made("why", &why), Column::Made("better layout", &better));
+        let lists: [(&str, &[InstrId], Vec<&Column<'_>>); 3] = [
             (
                 "largest buffers",
                 &report.top_allocated,
-                &["allocated", "padding", "x", "line", "instruction", "opcode", "shape", "op_name"],
+                vec![&allocated, &padding, &x, &line, &instruction, &OPCODE, &shape, &OP_NAME],
             ),
             (
                 "most padding",
                 &report.top_padding,
-                &[
-                    "padding",
-                    "allocated",
-                    "x",
-                    "line",
-                    "instruction",
-                    "shape",
-                    "why",
-                    "better layout",
-                ],
+                vec![&padding, &allocated, &x, &line, &instruction, &shape, &why, &better],
             ),
             (
                 "largest expansion",
                 &report.top_expansion,
-                &[
-                    "x",
-                    "allocated",
-                    "padding",
-                    "line",
-                    "instruction",
-                    "shape",
-                    "why",
-                    "better layout",
-                ],
+                vec![&x, &allocated, &padding, &line, &instruction, &shape, &why, &better],
             ),
         ];
         for (title, list, columns) in lists {
             if list.is_empty() {
                 continue;
             }
-            let mut rows: Vec<Vec<String>> = vec![columns.iter().map(|c| c.to_string()).collect()];
-            for &i in list {
-                let r = row(i);
+            let rows = list.iter().map(|&i| {
                 let owned = a.buffers[i].owned;
-                let x = owned.expansion().map_or_else(|| String::from("-"), |e| format!("{e}x"));
-                let cells: Vec<String> = columns
-                    .iter()
-                    .map(|c| match *c {
-                        "allocated" => b(owned.array_bytes),
-                        "padding" => b(owned.padding_bytes()),
-                        "x" => x.clone(),
-                        "line" => r.line.to_string(),
-                        "instruction" => r.instruction.to_string(),
-                        "opcode" => r.opcode.to_string(),
-                        "shape" => r.shape.to_string(),
-                        "op_name" => r.op_name.unwrap_or("-").to_string(),
-                        "why" => or_dash(r.causes.join(", ")),
-                        _ => match (&r.best_layout, r.best_bytes) {
-                            (Some(l), Some(n)) => format!("{l} {}", b(n)),
-                            _ => String::from("-"),
-                        },
-                    })
-                    .collect();
-                rows.push(cells);
-            }
-            let _ = write!(s, "\n{title}:\n{}", aligned(&rows, "  "));
+                TopRow {
+                    row: a.row(i),
+                    owned_padding_bytes: owned.padding_bytes(),
+                    owned_expansion: owned.expansion(),
+                }
+            });
+            let _ = write!(s, "\n{title}:\n{}", row_table(rows, &columns, self.bytes)?);
         }
         if report.top_padding.is_empty() && report.totals.owned.instructions > 0 {
             s += "\nno owned buffer pads\n";
@@ -361,7 +346,7 @@ impl Hlo {
             let title = format!("owned buffers by {by:?}").to_lowercase();
             let _ = write!(s, "\n{title}:\n{}", self.sums(by_name(by), &report.groups));
         }
-        s
+        Ok(s)
     }
 
     /// The totals of several files.

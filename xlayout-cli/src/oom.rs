@@ -11,7 +11,10 @@ use xlayout::oom::{join, Entry, EntryRow, Joined, Kind, OomReport, Printed};
 use super::args::{Format, Oom, Units};
 use super::dump;
 use super::io::{self, Failure, Out, Stdin};
-use super::output::{aligned, chosen_format, human, or_dash, warn, Emitter, Files, Stream};
+use super::output::{
+    self, aligned, chosen_format, human, row_table, warn, Cell, Column, Emitter, Fields, Files,
+    Stream,
+};
 use super::Status;
 
 /// The TSV and CSV header: `file`, then the keys of an entry's JSON record ([`EntryRow`]).
@@ -146,7 +149,7 @@ impl Oom {
                         }
                     }
                     if sink.wants(Format::Table) {
-                        sink.table(&self.table(&name, &report, joined.as_deref()))?;
+                        sink.table(&self.table(&name, &report, joined.as_deref())?)?;
                     }
                     let rows = report.entries.iter().enumerate().map(|(k, e)| FileRow {
                         file: &name,
@@ -168,7 +171,12 @@ impl Oom {
     }
 
     /// The table of one report, its sizes in `--bytes` units or as the report writes them.
-    fn table(&self, name: &str, r: &OomReport, joined: Option<&[Option<Joined<'_>>]>) -> String {
+    fn table(
+        &self,
+        name: &str,
+        r: &OomReport,
+        joined: Option<&[Option<Joined<'_>>]>,
+    ) -> Result<String, Failure> {
         let unit = self.bytes.unwrap_or(if r.iec() { Units::Iec } else { Units::Oom });
         let b = |n: u64| human(unit, n);
         let mut s = String::new();
@@ -249,7 +257,7 @@ impl Oom {
         }
         let t = &r.totals;
         if r.entries.is_empty() {
-            return s;
+            return Ok(s);
         }
         let _ = writeln!(
             s,
@@ -263,44 +271,35 @@ impl Oom {
             b(t.sizes.padding_bytes()),
             t.padding_percent.as_ref().map_or_else(String::new, |p| format!(" ({p}% of it)"))
         );
-        let mut rows = vec![[
-            "#",
-            "printed",
-            "size",
-            "data",
-            "padding",
-            "x",
-            "agrees",
-            "shape",
-            "instruction",
-            "why",
-            "better layout",
-        ]
-        .map(String::from)
-        .to_vec()];
+        let shape = |f: &Fields| match f.get("recomputed_shape") {
+            Cell::Null => f.text("shape"),
+            cell => cell.to_string(),
+        };
+        let instruction = |f: &Fields| match f.get("instruction") {
+            Cell::Null => f.text("opcode"),
+            cell => cell.to_string(),
+        };
+        let why = |f: &Fields| output::why(f, "causes");
+        let better = |f: &Fields| output::better(f, "best_layout", "best_bytes", unit);
+        let columns = [
+            &Column::Field("#", "entry"),
+            &Column::Field("printed", "printed_size"),
+            &Column::Bytes("size", "size_bytes"),
+            &Column::Bytes("data", "logical_bytes"),
+            &Column::Bytes("padding", "padding_bytes"),
+            &Column::Times("x", "expansion"),
+            &Column::Field("agrees", "agrees"),
+            &Column::Made("shape", &shape),
+            &Column::Made("instruction", &instruction),
+            &Column::Made("why", &why),
+            &Column::Made("better layout", &better),
+        ];
+        let rows = r.entries.iter().map(|e| EntryRow::new(e, None));
+        let table = row_table(rows, &columns, unit)?;
         let mut notes = Vec::new();
         for (k, e) in r.entries.iter().enumerate() {
             let x = e.recomputed.as_ref();
-            let sizes = x.map(|x| x.sizes);
             let dash = || String::from("-");
-            let instruction =
-                e.instruction.clone().or_else(|| e.opcode.clone()).unwrap_or_else(dash);
-            rows.push(vec![
-                e.number.to_string(),
-                e.size.as_ref().map_or_else(dash, |p| p.text.clone()),
-                sizes.map_or_else(dash, |z| b(z.array_bytes)),
-                sizes.map_or_else(dash, |z| b(z.logical_bytes)),
-                sizes.map_or_else(dash, |z| b(z.padding_bytes())),
-                x.and_then(|x| x.expansion).map_or_else(dash, |v| format!("{v}x")),
-                agrees(e).to_string(),
-                x.map_or_else(|| e.shape.clone().unwrap_or_else(dash), |x| x.shape.clone()),
-                instruction,
-                x.map_or_else(dash, |x| {
-                    or_dash(x.causes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
-                }),
-                x.and_then(|x| x.best_layout.as_ref())
-                    .map_or_else(dash, |l| format!("{} {}", l.layout, b(l.array_bytes))),
-            ]);
             if let Some(t) = x.and_then(|x| x.inferred_tiling.as_ref()) {
                 notes.push(format!("entry {}: printed without tiles; the TPU default tiling T{t} gives the printed size (inferred)", e.number));
             }
@@ -362,14 +361,14 @@ impl Oom {
             }
         }
         s.push('\n');
-        s += &aligned(&rows, "  ");
+        s += &table;
         if !notes.is_empty() {
             s.push('\n');
             for n in notes {
                 let _ = writeln!(s, "  {n}");
             }
         }
-        s
+        Ok(s)
     }
 }
 
@@ -380,15 +379,6 @@ fn dump_note(e: &Entry, j: Option<&Joined<'_>>) -> Option<String> {
         (Some(j), _) => j.difference(e),
         (None, Some(name)) => Some(format!("`{name}` is not in the dump")),
         (None, None) => None,
-    }
-}
-
-/// `yes`, `no` or `-` (no readable shape).
-fn agrees(e: &Entry) -> &'static str {
-    match &e.recomputed {
-        Some(x) if x.agrees.all() => "yes",
-        Some(_) => "no",
-        None => "-",
     }
 }
 

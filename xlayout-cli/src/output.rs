@@ -305,6 +305,94 @@ impl Serialize for Files<'_, '_> {
     }
 }
 
+/// A column of a table for people, made from a row's fields as [`flat`] gives them.
+pub enum Column<'f> {
+    /// A field as its cell prints (`-` for no value).
+    Field(&'static str, &'static str),
+    /// A byte count in the `--bytes` units.
+    Bytes(&'static str, &'static str),
+    /// A ratio with an `x` after it.
+    Times(&'static str, &'static str),
+    /// A cell made from several fields.
+    Made(&'static str, &'f dyn Fn(&Fields) -> String),
+}
+
+/// A row's fields by name, for [`Column::Made`].
+pub struct Fields(Vec<(String, Cell)>);
+
+impl Fields {
+    /// The cell of field `key` (`Null` if there is none).
+    pub fn get(&self, key: &str) -> &Cell {
+        self.0.iter().find(|(k, _)| k == key).map_or(&Cell::Null, |(_, c)| c)
+    }
+
+    /// The text of field `key`.
+    pub fn text(&self, key: &str) -> String {
+        self.get(key).to_string()
+    }
+
+    /// The number of field `key`, if it is one.
+    pub fn number(&self, key: &str) -> Option<u64> {
+        match self.get(key) {
+            Cell::Int(n) => u64::try_from(*n).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// The `why` of a table: a list's texts joined with `, ` (`-` for none).
+pub fn why(f: &Fields, key: &str) -> String {
+    match f.get(key) {
+        Cell::List(items) => {
+            or_dash(items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The `better layout` of a table: a layout and its size in `unit` (`-` for none).
+pub fn better(f: &Fields, layout: &str, bytes: &str, unit: Units) -> String {
+    match (f.get(layout), f.number(bytes)) {
+        (Cell::Text(l), Some(n)) => format!("{l} {}", human(unit, n)),
+        _ => String::from("-"),
+    }
+}
+
+/// Rows as an aligned table under a header of the columns' labels: the people's view of
+/// the same rows TSV, CSV and JSON write, through the same [`flat`] serialization.
+pub fn row_table<R: Serialize>(
+    rows: impl IntoIterator<Item = R>,
+    columns: &[&Column<'_>],
+    unit: Units,
+) -> Result<String, Failure> {
+    let label = |c: &Column<'_>| match c {
+        Column::Field(l, _) | Column::Bytes(l, _) | Column::Times(l, _) | Column::Made(l, _) => {
+            l.to_string()
+        }
+    };
+    let mut lines = vec![columns.iter().map(|c| label(c)).collect::<Vec<_>>()];
+    for row in rows {
+        let fields = Fields(flat(&row)?);
+        lines.push(
+            columns
+                .iter()
+                .map(|c| match *c {
+                    Column::Field(_, key) => fields.text(key),
+                    Column::Bytes(_, key) => {
+                        fields.number(key).map_or_else(|| fields.text(key), |n| human(unit, n))
+                    }
+                    Column::Times(_, key) => match fields.get(key) {
+                        Cell::Null => String::from("-"),
+                        cell => format!("{cell}x"),
+                    },
+                    Column::Made(_, make) => make(&fields),
+                })
+                .collect(),
+        );
+    }
+    Ok(aligned(&lines, "  "))
+}
+
 /// A value of the JSON envelope that is known only once the list of files before it has
 /// been written (a total): serialized as it is then.
 pub struct Later<'a, T>(pub &'a RefCell<T>);

@@ -16,7 +16,8 @@ use super::args::{Format, Peak as PeakArgs};
 use super::dump::{self, XlaAssignment};
 use super::io::{Failure, Out, Stdin};
 use super::output::{
-    aligned, both, chosen_format, count, human, module_inputs, warn, Emitter, Files, Sink, Stream,
+    aligned, both, chosen_format, count, human, module_inputs, row_table, warn, Column, Emitter,
+    Fields, Files, Sink, Stream,
 };
 use super::Status;
 
@@ -165,7 +166,7 @@ impl PeakArgs {
 
     fn emit(&self, sink: &mut Sink<'_, '_>, f: &FileJson<'_>) -> Result<(), Failure> {
         if sink.wants(Format::Table) {
-            sink.table(&self.table(f))?;
+            sink.table(&self.table(f)?)?;
         }
         let step = f.peak.peak_step;
         sink.rows(f.peak.live.iter().map(|row| FileRow { file: f.file, peak_step: step, row }))?;
@@ -208,7 +209,7 @@ impl PeakArgs {
     }
 
     /// The table of one file.
-    fn table(&self, f: &FileJson<'_>) -> String {
+    fn table(&self, f: &FileJson<'_>) -> Result<String, Failure> {
         let p = &f.peak;
         let b = |n: u64| self.size(n);
         let mut s = String::new();
@@ -342,37 +343,32 @@ impl PeakArgs {
             };
             let _ =
                 writeln!(s, "\nlive at step {} (XLA's list, largest first: {shown}):", p.peak_step);
-            let mut rows = vec![[
-                "bytes",
-                "cumulative",
-                "allocated",
-                "data",
-                "value",
-                "opcode",
-                "computation",
-                "shape",
-                "live",
-                "op_name",
-            ]
-            .map(String::from)
-            .to_vec()];
-            for r in &p.live {
-                rows.push(vec![
-                    b(r.bytes),
-                    b(r.cumulative_bytes),
-                    b(r.array_bytes),
-                    b(r.logical_bytes),
-                    value_name(r),
-                    r.opcode.to_string(),
-                    r.computation.unwrap_or("-").to_string(),
-                    r.shape.clone(),
-                    format!("{}-{}", r.start, r.end),
-                    r.op_name.unwrap_or("-").to_string(),
-                ]);
-            }
-            s += &aligned(&rows, "  ");
+            let value = |f: &Fields| {
+                let index = f.text("shape_index");
+                let whole = f.text("shape").starts_with('(');
+                match (index.as_str(), whole) {
+                    // A tuple's own value (its index table), apart from its elements.
+                    ("", true) => format!("{}{{}}", f.text("instruction")),
+                    ("", false) => f.text("instruction"),
+                    (i, _) => format!("{}{{{i}}}", f.text("instruction")),
+                }
+            };
+            let live = |f: &Fields| format!("{}-{}", f.text("start"), f.text("end"));
+            let columns = [
+                &Column::Bytes("bytes", "bytes"),
+                &Column::Bytes("cumulative", "cumulative_bytes"),
+                &Column::Bytes("allocated", "array_bytes"),
+                &Column::Bytes("data", "logical_bytes"),
+                &Column::Made("value", &value),
+                &Column::Field("opcode", "opcode"),
+                &Column::Field("computation", "computation"),
+                &Column::Field("shape", "shape"),
+                &Column::Made("live", &live),
+                &Column::Field("op_name", "op_name"),
+            ];
+            s += &row_table(&p.live, &columns, self.bytes)?;
         }
-        s
+        Ok(s)
     }
 }
 
@@ -383,16 +379,6 @@ fn index_text<N: ToString>(index: &[N]) -> String {
     }
     let index: Vec<String> = index.iter().map(ToString::to_string).collect();
     format!("{{{}}}", index.join(","))
-}
-
-/// A value as XLA names it: `name{1,0}` for a tuple element, `name` for a whole result.
-fn value_name(r: &PeakRow<'_>) -> String {
-    if r.shape_index.is_empty() {
-        // A tuple's own value (its index table) as XLA writes it, apart from its elements.
-        let table = if r.shape.starts_with('(') { "{}" } else { "" };
-        return format!("{}{table}", r.instruction);
-    }
-    format!("{}{}", r.instruction, index_text(&r.shape_index))
 }
 
 #[cfg(test)]
