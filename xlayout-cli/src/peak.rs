@@ -108,9 +108,8 @@ impl PeakArgs {
                     status |= dump::diagnostics(&name, &module);
                     let analysis = Analysis::new(&module);
                     let peak = Peak::new(&analysis);
-                    let mut summary = peak.summary(&module, usize::MAX);
-                    summary.live.retain(|r| r.bytes >= self.min_bytes);
-                    summary.live.truncate(self.top);
+                    let mut summary = peak.summary(&module, 0);
+                    summary.live = self.listed(&module, &peak);
                     let (assignment, live_range) =
                         dump::beside(file, self.buffer_assignment.as_deref());
                     let xla = dump::read_beside(live_range, stdin)?.map(|(file, text)| {
@@ -171,6 +170,23 @@ impl PeakArgs {
         let step = f.peak.peak_step;
         sink.rows(f.peak.live.iter().map(|row| FileRow { file: f.file, peak_step: step, row }))?;
         sink.json(f)
+    }
+
+    /// The values of XLA's list at the peak that `--min-bytes` and `--top` keep, with the
+    /// cumulative column over the whole list; only those kept are made into rows.
+    fn listed<'a>(&self, m: &'a Module<'_>, peak: &Peak) -> Vec<PeakRow<'a>> {
+        let mut total = 0u64;
+        let mut rows = Vec::new();
+        for &v in &peak.xla.live {
+            let bytes = peak.values[v].sizes.map_or(0, |s| s.bytes);
+            total = total.saturating_add(bytes);
+            // The list is largest first: nothing after a value below --min-bytes is kept.
+            if bytes < self.min_bytes || rows.len() >= self.top {
+                break;
+            }
+            rows.push(peak.row(m, v, total));
+        }
+        rows
     }
 
     /// Reports the values live at the peak that take more than `--max-expansion` times
