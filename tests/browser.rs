@@ -230,7 +230,8 @@ fn html_report_renders_and_sorts_in_chromium() {
     ];
     assert_eq!(column(&rendered.dom, "table-allocated", 1), owners);
     assert_eq!(rendered.dom.matches("class=\"bar\"").count(), 8);
-    assert_eq!(rendered.dom.matches("<section class=\"map\"").count(), 3);
+    // The three padded shapes, and the one array shape live at the peak that is not one.
+    assert_eq!(rendered.dom.matches("<section class=\"map\"").count(), 4);
 
     // Clicks, as a user makes them: the instruction header of the largest-owners table
     // (text: ascending), the padding header of the padding table twice (numbers: descending,
@@ -258,7 +259,8 @@ fn hostile_dump_runs_nothing_in_chromium() {
         return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
     };
     let dir = scratch("hostile");
-    let dump = br#"HloModule m
+    // Scheduled, so the peak's figure, timeline and lifetime bars carry its text too.
+    let dump = br#"HloModule m, is_scheduled=true
 ENTRY %main {
   %p = f32[10]{0:T(128)} parameter(0), metadata={op_name="<script>document.body.setAttribute('data-pwned','1')</script>\"q\"" source_file="<img src=x onerror=document.body.setAttribute('data-pwned','2')>" source_line=1}
   ROOT %n = f32[10]{0:T(128)} negate(%p), metadata={op_name="]]></script><script>document.body.setAttribute('data-pwned','3')</script>"}
@@ -271,4 +273,213 @@ ENTRY %main {
     assert!(!rendered.dom.contains("data-pwned=\""), "a script from the dump ran");
     assert!(rendered.dom.contains("&lt;script&gt;document.body.setAttribute('data-pwned','1')"));
     assert_eq!(rendered.dom.matches("data-sortable=\"ready\"").count(), 5);
+    assert!(rendered.dom.contains("data-peak-bytes=\"80\""));
+    assert_eq!(rendered.dom.matches("<g class=\"lifetime\"").count(), 2);
+}
+
+/// Every module of tests/data marked `is_scheduled=true`, by path.
+fn scheduled_modules() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data"))];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                let text = std::fs::read(&path).unwrap();
+                let first = text.split(|b| *b == b'\n').next().unwrap_or(b"");
+                if first.starts_with(b"HloModule ")
+                    && String::from_utf8_lossy(first).contains("is_scheduled=true")
+                {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// What the measuring script writes: each timeline's drawn width and height, and the
+/// page's width against the window's.
+const MEASURE_PAGE: &str = "<script>//<![CDATA[\n\
+    Array.prototype.forEach.call(document.querySelectorAll('svg.timeline'), function (svg) {\n\
+      var box = svg.getBoundingClientRect();\n\
+      svg.setAttribute('data-drawn', [box.width, box.height].join(' '));\n\
+    });\n\
+    var root = document.documentElement;\n\
+    root.setAttribute('data-page', [root.scrollWidth, window.innerWidth].join(' '));\n\
+    //]]></script></body>";
+
+/// The values of attribute `name` in a serialized DOM, in document order.
+fn attributes(dom: &str, name: &str) -> Vec<String> {
+    let key = format!(" {name}=\"");
+    dom.match_indices(&key)
+        .map(|(at, _)| {
+            let start = at + key.len();
+            dom[start..start + dom[start..].find('"').unwrap()].to_string()
+        })
+        .collect()
+}
+
+/// The issue's promise: every scheduled module of the test data, on the page `peak --html`
+/// and `hlo --html` write, shows its peak (`data-peak-bytes`, the bytes the analysis
+/// finds) with a timeline Chromium draws (a column per step, or per run of steps), on a
+/// page no wider than a laptop's screen.
+#[test]
+fn every_peak_renders_in_chromium() {
+    use xlayout::draw::{HtmlOptions, HtmlPage};
+    use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions};
+    let Some(browser) = chromium() else {
+        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
+    };
+    let modules = scheduled_modules();
+    assert!(modules.len() >= 64, "{modules:?}");
+    let mut page = HtmlPage::default();
+    let mut expected = Vec::new();
+    for path in &modules {
+        let bytes = std::fs::read(path).unwrap();
+        let (text, _) = decode(&bytes);
+        let m = Module::parse(&text);
+        let a = Analysis::new(&m);
+        let peak = Peak::new(&a);
+        let columns = peak.sequence.len().min(960);
+        expected.push((peak.xla.bytes.to_string(), peak.sequence.len(), columns));
+        let report = Report::new(&a, ReportOptions::default());
+        let source = path.display().to_string();
+        page.add_with_peak(&report, Some(&peak), &HtmlOptions { source, ..HtmlOptions::default() });
+    }
+    let html = page.finish();
+    let file = scratch("peaks").join("peaks.html");
+    std::fs::write(&file, html.replacen("</body>", MEASURE_PAGE, 1)).unwrap();
+    let rendered = render(&browser, &file);
+    assert!(rendered.console.is_empty(), "{:?}", rendered.console);
+    let peaks = attributes(&rendered.dom, "data-peak-bytes");
+    let steps = attributes(&rendered.dom, "data-steps");
+    let columns = attributes(&rendered.dom, "data-columns");
+    let drawn = attributes(&rendered.dom, "data-drawn");
+    assert_eq!(
+        (peaks.len(), steps.len(), drawn.len()),
+        (modules.len(), modules.len(), modules.len())
+    );
+    for (k, (bytes, n, c)) in expected.iter().enumerate() {
+        let what = modules[k].display();
+        assert_eq!(
+            (&peaks[k], &steps[k], &columns[k]),
+            (bytes, &n.to_string(), &c.to_string()),
+            "{what}"
+        );
+        let size: Vec<f64> = drawn[k].split(' ').map(|x| x.parse().unwrap()).collect();
+        assert!(size[0] > 600.0 && size[1] > 100.0, "{what}: timeline drawn {size:?}");
+    }
+    // A column (a `g.step`) per step or run of steps, each with its tooltip.
+    let groups = rendered.dom.matches("<g class=\"step\"").count();
+    assert_eq!(groups, expected.iter().map(|e| e.2).sum::<usize>());
+    let page: Vec<f64> =
+        attributes(&rendered.dom, "data-page")[0].split(' ').map(|x| x.parse().unwrap()).collect();
+    assert!(page[0] <= page[1], "the page is {} wide in a window of {}", page[0], page[1]);
+    // A one-module page has its timeline at `id="timeline"`.
+    assert!(html.contains("<div class=\"timeline\" id=\"timeline\">"));
+}
+
+/// FNV-1a, 64 bits: a digest of the page a screenshot is of, the same on every machine.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// CRC-32 (ISO-HDLC, PNG's), bit by bit.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xffff_ffffu32;
+    for b in bytes {
+        crc ^= u32::from(*b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// The `tEXt` value of `keyword` in a PNG, if it has one.
+fn png_text(png: &[u8], keyword: &str) -> Option<String> {
+    let mut at = 8;
+    while at + 12 <= png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        let kind = &png[at + 4..at + 8];
+        let data = png.get(at + 8..at + 8 + len)?;
+        if kind == b"tEXt" {
+            if let Some(text) = data.strip_prefix(format!("{keyword}\0").as_bytes()) {
+                return Some(String::from_utf8_lossy(text).into_owned());
+            }
+        }
+        at += 12 + len;
+    }
+    None
+}
+
+/// `png` with a `tEXt` chunk `keyword` = `text` before its end.
+fn with_png_text(png: &[u8], keyword: &str, text: &str) -> Vec<u8> {
+    let end = png.len() - 12; // IEND: a zero length, the type, its CRC
+    assert_eq!(&png[end + 4..end + 8], b"IEND");
+    let mut chunk = b"tEXt".to_vec();
+    chunk.extend_from_slice(keyword.as_bytes());
+    chunk.push(0);
+    chunk.extend_from_slice(text.as_bytes());
+    let mut out = png[..end].to_vec();
+    out.extend_from_slice(&((chunk.len() - 4) as u32).to_be_bytes());
+    out.extend_from_slice(&chunk);
+    out.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    out.extend_from_slice(&png[end..]);
+    out
+}
+
+/// The README's screenshot, docs/report.png, is of the HTML report the library writes now:
+/// it carries the digest of the page it was taken of, and a page that changed is
+/// photographed again here (the new picture to commit), so it cannot go stale unseen.
+#[test]
+fn the_readme_screenshot_is_of_the_current_page() {
+    use xlayout::draw::{report_html, HtmlOptions};
+    use xlayout::hlo::{decode, Analysis, Module, Report, ReportOptions};
+    let source = "tests/data/hlo/tpu_train_step.txt";
+    let bytes = std::fs::read(format!("{}/{source}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let (text, _) = decode(&bytes);
+    let m = Module::parse(&text);
+    let a = Analysis::new(&m);
+    let html = report_html(
+        &Report::new(&a, ReportOptions::default()),
+        &HtmlOptions { source: source.to_string(), ..HtmlOptions::default() },
+    );
+    let digest = format!("{:016x}", fnv1a(html.as_bytes()));
+    let png_path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/report.png"));
+    let committed = std::fs::read(&png_path).unwrap();
+    if png_text(&committed, "xlayout-page").as_deref() == Some(digest.as_str()) {
+        return;
+    }
+    let Some(browser) = chromium() else {
+        return crate::support::missing_tool(
+            "docs/report.png is of an older page, and no Chromium is found to photograph the new one",
+        );
+    };
+    let dir = scratch("screenshot");
+    let page = dir.join("report.html");
+    std::fs::write(&page, &html).unwrap();
+    let shot = dir.join("report.png");
+    let profile = dir.join("profile");
+    let status = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
+        .args(["--disable-background-networking", "--no-first-run"])
+        .arg(format!("--window-size={},{}", SCREEN.0, 900))
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let taken = std::fs::read(&shot).unwrap();
+    std::fs::write(&png_path, with_png_text(&taken, "xlayout-page", &digest)).unwrap();
+    panic!("docs/report.png was of an older page: it is taken again now, commit it");
 }

@@ -30,7 +30,7 @@ fn describe(a: &Analysis, i: InstrId) -> String {
     let sizes = match r.sizes {
         Some(s) => {
             let z = s.sizes;
-            let x = z.expansion().unwrap_or_else(|| "-".into());
+            let x = z.expansion().map_or_else(|| "-".into(), |e| e.to_string());
             format!(
                 "{} {} {}+{} x{x}",
                 z.array_bytes, z.logical_bytes, z.tiling_padding_bytes, z.widening_bytes
@@ -160,7 +160,7 @@ fn public_oom_shapes_reproduce() {
             "{shape}"
         );
         assert_eq!(s.padding_bytes(), tiling + widening);
-        assert_eq!(s.expansion().as_deref(), Some(x), "{shape}");
+        assert_eq!(s.expansion().map(|e| e.to_string()).as_deref(), Some(x), "{shape}");
         let c: Vec<String> = leaf.causes.iter().map(ToString::to_string).collect();
         assert_eq!(c, causes, "{shape}");
         let b = leaf.best.as_ref().map(|b| (b.layout.as_str(), b.array_bytes));

@@ -345,3 +345,36 @@ fn small_modules_cut_anywhere() {
         }
     }
 }
+
+/// The timeline and the split the HTML report draws, against XLA: at XLA's peak step the
+/// timeline holds XLA's printed peak bytes, its largest step is generate.py's high-water
+/// mark of XLA's own ranges, and where no parameter is donated the parameters live at the
+/// peak are XLA's `memory_analysis().argument_size_in_bytes` (every entry parameter lives
+/// throughout).
+#[test]
+fn timeline_and_split_are_xlas_figures() {
+    let mut argument_checks = 0;
+    for program in manifest() {
+        let name = program["name"].as_str().unwrap();
+        let text = read(name, "after_optimizations.txt");
+        let (m, peak) = peak_of(&text);
+        let t = peak.timeline();
+        let lr = &program["live_range"];
+        assert_eq!(t.len() as u64, lr["max"].as_u64().unwrap(), "{name}");
+        let at_peak = t[peak.xla.step as usize].live.bytes;
+        assert_eq!(at_peak, lr["peak_bytes"].as_u64().unwrap(), "{name}");
+        let high = t.iter().map(|s| s.live.bytes).max().unwrap();
+        let r = &program["reproduction"];
+        assert_eq!(high, r["max_live_bytes_over_steps"].as_u64().unwrap(), "{name}");
+        let split = peak.split(&m);
+        let sum = split.parameters.bytes + split.outputs.bytes + split.temporaries.bytes;
+        assert_eq!(sum, peak.xla.bytes, "{name}");
+        let ma = &program["memory_analysis"];
+        if ma["alias_size_in_bytes"].as_u64() == Some(0) {
+            argument_checks += 1;
+            let arguments = ma["argument_size_in_bytes"].as_u64().unwrap();
+            assert_eq!(split.parameters.bytes, arguments, "{name}");
+        }
+    }
+    assert!(argument_checks >= 50, "{argument_checks}");
+}

@@ -39,7 +39,7 @@ fn describe(e: &Entry) -> String {
             "{} {} x{} agrees={} tiling={} causes=[{}] best={}",
             x.sizes.array_bytes,
             x.sizes.logical_bytes,
-            x.expansion.as_deref().unwrap_or("-"),
+            x.expansion.map_or_else(|| "-".to_string(), |e| e.to_string()),
             if x.agrees.all() { "yes" } else { "no" },
             o(&x.inferred_tiling),
             x.causes.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("; "),
@@ -102,7 +102,11 @@ fn old_report_with_a_glog_prefix() {
     let h = r.hlo_temp.as_ref().unwrap();
     assert_eq!((h.utilization.as_deref(), h.fragmentation.as_deref()), (Some("24.2"), Some("0.7")));
     assert_eq!(
-        (h.unpadded.as_ref(), h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (
+            h.unpadded.as_ref(),
+            h.utilization_recomputed.map(|p| p.to_string()).as_deref(),
+            h.utilization_agrees
+        ),
         (None, None, None)
     );
     // Entry 2: s32[8388608,8,4]{0,2,1:T(4,128)}: physical order 8, 4, 8388608; the tile
@@ -126,7 +130,10 @@ fn old_report_with_a_glog_prefix() {
     assert_eq!(totals.sizes.logical_bytes, 1_073_741_824 * 2 + 64_225_280);
     // 33288880128 of 35500589056 bytes are padding: 93.77%.
     assert_eq!(
-        (totals.padding_percent.as_deref(), totals.utilization_percent.as_deref()),
+        (
+            totals.padding_percent.map(|p| p.to_string()).as_deref(),
+            totals.utilization_percent.map(|p| p.to_string()).as_deref()
+        ),
         (Some("93.8"), Some("6.2"))
     );
     assert!(r.problems.is_empty());
@@ -148,7 +155,7 @@ fn every_line_logged_and_labels_cut_short() {
     // Unpadded 913.16M over Padded 24.39G is 3.66%, printed 3.7%.
     let h = r.hlo_temp.as_ref().unwrap();
     assert_eq!(
-        (h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (h.utilization_recomputed.map(|p| p.to_string()).as_deref(), h.utilization_agrees),
         (Some("3.7"), Some(true))
     );
     assert!(r.problems.is_empty());
@@ -172,7 +179,11 @@ fn new_labels_without_operator_lines() {
         ("9.40G", "15.44G")
     );
     assert_eq!(
-        (h.utilization.as_deref(), h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (
+            h.utilization.as_deref(),
+            h.utilization_recomputed.map(|p| p.to_string()).as_deref(),
+            h.utilization_agrees
+        ),
         (Some("60.9"), Some("60.9"), Some(true))
     );
     assert_eq!(
@@ -180,7 +191,10 @@ fn new_labels_without_operator_lines() {
         (Some("0.0"), Some("5.52M"))
     );
     assert_eq!(
-        (r.totals.padding_percent.as_deref(), r.totals.utilization_percent.as_deref()),
+        (
+            r.totals.padding_percent.map(|p| p.to_string()).as_deref(),
+            r.totals.utilization_percent.map(|p| p.to_string()).as_deref()
+        ),
         (Some("75.0"), Some("25.0"))
     );
 }
@@ -210,7 +224,7 @@ fn error_code_and_windows_line_ends() {
     // 17.27G / 17.52G = 98.57%, printed 98.6%.
     let h = r.hlo_temp.as_ref().unwrap();
     assert_eq!(
-        (h.utilization_recomputed.as_deref(), h.utilization_agrees),
+        (h.utilization_recomputed.map(|p| p.to_string()).as_deref(), h.utilization_agrees),
         (Some("98.6"), Some(true))
     );
     let usage: Vec<(&str, Option<u64>)> =
@@ -355,4 +369,120 @@ fn reports_cut_anywhere_read() {
             assert!(r.entries.len() <= 5);
         }
     }
+}
+
+/// Every committed report, with a prefix a logger of its own put before every line (a
+/// fixed one, or glog's time and thread without a file), reads as it does without: the
+/// same entries, header figures and problems. And pasted as a JSON string, the same
+/// entries.
+#[test]
+fn committed_reports_read_the_same_under_a_foreign_prefix() {
+    let dir = format!("{}/tests/data/oom", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".txt") && n != "tpu_2024_module.txt")
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    for name in &names {
+        let text = String::from_utf8(std::fs::read(format!("{dir}/{name}")).unwrap()).unwrap();
+        let plain = serde_json::to_value(OomReport::parse(&text)).unwrap();
+        assert!(plain["missing"].is_null(), "{name}: {}", plain["missing"]);
+        for prefix in ["[worker-3] ", "E0412 10:11:12.345678 140234 ", "host-7 | "] {
+            let prefixed: String =
+                text.split_inclusive('\n').map(|l| format!("{prefix}{l}")).collect();
+            let r = serde_json::to_value(OomReport::parse(&prefixed)).unwrap();
+            assert_eq!(r, plain, "{name} with {prefix:?} on every line");
+        }
+        // As a JSON string: one line, every entry on it.
+        let quoted = serde_json::to_string(&text).unwrap();
+        let r = serde_json::to_value(OomReport::parse(&quoted)).unwrap();
+        let sizes = |v: &Value| -> Vec<(Value, Value, Value)> {
+            v["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| (e["entry"].clone(), e["size_bytes"].clone(), e["agrees"].clone()))
+                .collect()
+        };
+        assert_eq!(sizes(&r), sizes(&plain), "{name} as a JSON string");
+        assert_eq!(r["used"], plain["used"], "{name} as a JSON string");
+    }
+}
+
+/// What is no report is said, and what is a header with no entries.
+#[test]
+fn no_report_is_said() {
+    assert_eq!(OomReport::parse("hello\n").missing(), Some("no out-of-memory report found"));
+    assert_eq!(OomReport::parse("").missing(), Some("no out-of-memory report found"));
+    let hidden = "Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  >>  1. Size: 1.00G\n  >>     Shape: f32[268435456]{0}\n";
+    assert_eq!(
+        OomReport::parse(hidden).missing(),
+        Some("a header but no entries: are the lines prefixed?")
+    );
+    // A JSON-escaped header does not carry `\n\nTotal` into its figures.
+    let r = OomReport::parse(
+        r#""Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm capacity by 25.74G.\n\nTotal hbm usage >= 41.74G:\n    reserved        528.00M\n""#,
+    );
+    assert_eq!(r.exceeded.unwrap().text, "25.74G");
+    assert_eq!(r.total_usage.unwrap().text, "41.74G");
+    assert_eq!(r.usage[0].size.bytes, Some(528 << 20));
+}
+
+/// The TPU runtime's own message (tests/data/oom/runtime_reserve.txt, logged by
+/// TensorFlow's logger): the size asked for, where, what was free.
+#[test]
+fn the_runtime_reserve_message() {
+    let r = report("runtime_reserve.txt");
+    assert_eq!((r.kind, r.missing(), r.entries.len()), (Kind::Runtime, None, 0));
+    let x = r.runtime.unwrap();
+    assert_eq!(x.action, "reserve");
+    assert_eq!(x.memory_space.as_deref(), Some("bottom of memory"));
+    let g = |t: &str| xlayout::hlo::units::parse_bytes(t).unwrap();
+    assert_eq!((x.requested.bytes, x.requested.rounded), (Some(g("10.51G")), true));
+    assert_eq!(x.free.as_ref().map(|p| p.text.as_str()), Some("8.97G"));
+    assert_eq!(x.reserved.as_ref().and_then(|p| p.bytes), Some(0));
+    assert_eq!(x.reservable.as_ref().and_then(|p| p.bytes), Some(g("8.97G")));
+    // 10.51G reads as 10.51 * 2^30 = 11285026570.24 bytes, 8.97G as 9631464161.28, each
+    // truncated to whole bytes.
+    assert_eq!((g("10.51G"), g("8.97G")), (11_285_026_570, 9_631_464_161));
+    assert_eq!(x.short_by, Some(11_285_026_570 - 9_631_464_161));
+    let allocate = OomReport::parse("Error allocating device buffer: Attempting to allocate 2.50G. That was not possible. There are 2.13G free.; (0x0x0_HBM0)\n");
+    let a = allocate.runtime.unwrap();
+    assert_eq!(
+        (a.action.as_str(), a.requested.text.as_str(), a.memory_space.as_deref()),
+        ("allocate", "2.50G", Some("0x0x0_HBM0"))
+    );
+    assert_eq!((a.free.unwrap().text, a.reservable), (String::from("2.13G"), None));
+}
+
+/// Sizes in the `E` unit xlayout itself prints (`oom_bytes` of 2^61 is `2.00E`), and the
+/// one-dimensional TPU tilings of scalars and vectors.
+#[test]
+fn exa_sizes_and_vector_tilings() {
+    // f32[2^59]: 2^61 bytes.
+    let r = OomReport::parse("1. Size: 2.00E\n   Shape: f32[576460752303423488]{0}\n");
+    let x = r.entries[0].recomputed.as_ref().unwrap();
+    assert_eq!((x.sizes.array_bytes, x.agrees.size), (1 << 61, Some(true)));
+    // A TPU f32[] takes a 128-element tile (512B); s32[16] too; bf16[1000] a 1024 one.
+    let r = OomReport::parse("1. Size: 512B\n   Shape: f32[]\n2. Size: 512B\n   Shape: s32[16]{0}\n3. Size: 1.0K\n   Shape: f32[100]{0}\n4. Size: 4.0K\n   Shape: f32[100]{0}\n");
+    let tilings: Vec<(Option<&str>, bool)> = r
+        .entries
+        .iter()
+        .map(|e| {
+            let x = e.recomputed.as_ref().unwrap();
+            (x.inferred_tiling.as_deref(), x.agrees.all())
+        })
+        .collect();
+    // f32[100]: T(128) gives 512 bytes, T(256) 1024, T(1024) 4096.
+    assert_eq!(
+        tilings,
+        [
+            (Some("(128)"), true),
+            (Some("(128)"), true),
+            (Some("(256)"), true),
+            (Some("(1024)"), true)
+        ]
+    );
 }

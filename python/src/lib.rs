@@ -17,7 +17,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use xlayout::draw::{self, HtmlOptions, MapOptions};
-use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions};
+use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions, ReportWithPeak};
 use xlayout::oom::OomReport;
 use xlayout::{ArrayShape, Dim, Plan, RelayoutPlan, Shape, TileDim};
 
@@ -292,7 +292,7 @@ fn main(py: Python<'_>, args: Vec<String>) -> u8 {
 }
 
 /// What `xlayout.hlo` needs of one module, as the command's JSON: the report (`xlayout hlo
-/// --format json`'s object per file, without `file`), the peak (`--peak`'s, without
+/// --format json`'s object per file, without `file` and XLA's buffer assignment), the peak (`xlayout peak`'s, without
 /// `file`, `module`, `scheduled` and XLA's dumps) with its live list cut at `top`, the
 /// HTML report titled `name`, and the report's small keys (`module`, `is_scheduled`,
 /// `totals`) on their own, so that reading them does not parse every instruction's row.
@@ -313,13 +313,18 @@ fn hlo_report(
         let report = Report::new(&analysis, options);
         let peak = Peak::new(&analysis);
         let summary = peak.summary(&module, top);
-        let html = draw::report_html(&report, &HtmlOptions { source: name, ..Default::default() });
+        // The command's page (`hlo --html`): the same peak, not computed a second time.
+        let mut page = draw::HtmlPage::default();
+        let options = HtmlOptions { source: name, ..Default::default() };
+        page.add_with_peak(&report, module.is_scheduled.then_some(&peak), &options);
+        let html = page.finish();
         let head = serde_json::json!({
             "module": module.name,
             "is_scheduled": module.is_scheduled,
             "totals": report.totals,
         });
-        Ok((json(&report)?, json(&summary)?, html, json(&head)?))
+        let with_peak = ReportWithPeak::new(&report, module.is_scheduled.then_some(&peak));
+        Ok((json(&with_peak)?, json(&summary)?, html, json(&head)?))
     })
 }
 

@@ -33,7 +33,7 @@ CASES = [
     (["bytes"], b"\xff\xfe\n"),
     (["no-such-command"], b""),
     (["hlo", "--format", "tsv", str(DATA / "hlo" / "tpu_train_step.txt")], b""),
-    (["hlo", "--peak", "--format", "json", "-"], (DATA / "hlo" / "tpu_train_step.txt").read_bytes()),
+    (["peak", "--format", "json", "-"], (DATA / "hlo" / "tpu_train_step.txt").read_bytes()),
     (["oom", "--format", "table", str(DATA / "oom" / "vmem_untiled.txt")], b""),
     (["hlo", "no/such/file"], b""),
     ([], b""),

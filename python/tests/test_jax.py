@@ -45,7 +45,7 @@ def test_peak_is_the_command_peak(command, tmp_path, fn, args):
     text = jax.jit(fn).lower(*args).compile().as_text()
     dump = tmp_path / "module.txt"
     dump.write_text(text)
-    peak = json.loads(run([command, "hlo", "--peak", "--format", "json", dump]).stdout)
+    peak = json.loads(run([command, "peak", "--format", "json", dump]).stdout)
     peak = peak["files"][0]
     assert peak["scheduled"]
     assert (m.peak_step, m.peak_bytes) == (peak["peak_step"], peak["peak_bytes"])

@@ -1,6 +1,6 @@
 """``xlayout.hlo`` and ``xlayout.oom``: the library's reports, as the command's JSON.
 
-Each report crosses from Rust as the JSON that ``xlayout hlo --format json`` (``--peak``)
+Each report crosses from Rust as the JSON that ``xlayout hlo --format json`` (``xlayout peak``)
 and ``xlayout oom --format json`` print for one file (the library's ``Serialize``, one
 path): the records here are the command's, key for key, and follow it when it changes.
 """
@@ -49,11 +49,12 @@ def _module_source(source: Any) -> Tuple[bytes, str]:
 
 class HloReport:
     """Where the memory of one HLO module goes, and its peak: what ``xlayout hlo`` (and
-    ``--peak``) says of it.
+    ``xlayout peak``) says of it.
 
     ``rows`` are the command's JSON records of every instruction (``instructions``), as
     dicts; ``totals``, ``top`` and ``diagnostics`` its other keys; ``peak`` the object of
-    ``--peak --format json``. In a notebook it shows as the command's HTML report.
+    ``xlayout peak --format json``. In a notebook it shows as the command's HTML report
+    (its peak, the timeline of live bytes, the buffers live at the peak).
     """
 
     def __init__(self, bytes_: bytes, name: str, top: int) -> None:
@@ -63,7 +64,7 @@ class HloReport:
         # `module`, `is_scheduled` and `totals`, without parsing every row.
         self._head: Dict[str, Any] = json.loads(head)
         self.source: str = name
-        #: The ``--peak`` object: XLA's peak step and bytes, the values live there (the
+        #: The ``xlayout peak`` object: XLA's peak step and bytes, the values live there (the
         #: first ``top``), the high-water marks, and the rules not modelled.
         self.peak: Dict[str, Any] = json.loads(peak)
 
@@ -127,7 +128,7 @@ class HloReport:
 
 
 def hlo(source: Any, *, top: int = 20) -> HloReport:
-    """The report of one HLO module, as ``xlayout hlo`` and ``xlayout hlo --peak`` give it.
+    """The report of one HLO module, as ``xlayout hlo`` and ``xlayout peak`` give it.
 
     ``source`` is a path (``str`` or ``os.PathLike``), a dump directory (its one module
     text after optimizations), module text (a ``str`` with a line end, or ``bytes``), or
@@ -148,9 +149,10 @@ def hlo(source: Any, *, top: int = 20) -> HloReport:
 class OomReport:
     """An out-of-memory report read and recomputed, as ``xlayout oom`` says it.
 
-    ``entries`` are the command's JSON records (one dict per listed allocation, its
-    figures recomputed from its shape under ``recomputed``, ``None`` where the report says
-    nothing); the header's figures (``used``, ``capacity``, ...) are keys of ``data``.
+    ``entries`` are the command's JSON records, one flat dict per listed allocation whose
+    keys are the command's TSV columns (``size_bytes``, ``logical_bytes``, ``expansion``,
+    ``inferred_tiling``, ...), ``None`` where the command prints ``-``; the header's
+    figures (``used``, ``capacity``, ...) are keys of ``data``.
     """
 
     def __init__(self, data: bytes) -> None:
@@ -185,9 +187,9 @@ def oom(source: Any) -> OomReport:
     >>> r = xlayout.oom("Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem.\\n"
     ...                 "  Largest program allocations in vmem:\\n  1. Size: 5.00M\\n"
     ...                 "     Shape: bf16[16,1280,40]{2,1,0}\\n     Unpadded size: 1.56M\\n")
-    >>> e = r.entries[0]["recomputed"]
-    >>> e["shape"], e["sizes"]["array_bytes"], e["sizes"]["logical_bytes"]
-    ('bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}', 5242880, 1638400)
+    >>> e = r.entries[0]
+    >>> e["recomputed_shape"], e["size_bytes"], e["logical_bytes"], e["expansion"]
+    ('bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}', 5242880, 1638400, 3.2)
     """
     if isinstance(source, BaseException):
         data = str(source).encode()

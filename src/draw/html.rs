@@ -1,6 +1,9 @@
 //! The HTML report of an HLO module: one self-contained file (no network, no external
-//! scripts, styles or fonts) with the totals, a picture of the memory each instruction owns,
-//! the top lists as tables sortable by a click on a header, and maps of the padded buffers.
+//! scripts, styles or fonts) with the peak of a scheduled module (its step and instruction,
+//! parameters, outputs and temporaries there, a timeline of live memory at every step, the
+//! lifetimes of the buffers live at the peak: XProf's memory viewer, offline), the totals,
+//! a picture of the memory each instruction owns, the top lists as tables sortable by a
+//! click on a header, and maps of the padded buffers and of the buffers live at the peak.
 //!
 //! The page is well-formed XML as well as HTML (every element closed, the script inside a
 //! commented CDATA section), so an XML parser can check it; all text from the dump is
@@ -12,19 +15,23 @@ use std::fmt::Write;
 use super::map::{first_tile_window, render, MapOptions};
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{InstrId, Report, Sizes};
+use crate::hlo::{InstrId, Module, Peak, PeakRow, Report, Sizes};
 use crate::{ArrayShape, Shape};
 
 /// What [`report_html`] shows.
 ///
 /// ```
 /// let o = xlayout::draw::HtmlOptions::default();
-/// assert_eq!((o.maps, o.diagnostics), (8, 200));
+/// assert_eq!((o.maps, o.diagnostics, o.lifetimes), (8, 200, 20));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HtmlOptions {
     /// What the report is of (a file name), shown under the title.
     pub source: String,
+    /// XLA's own allocation total (its buffer assignment's), shown beside the peak.
+    pub xla_allocated_bytes: Option<u64>,
+    /// Buffers live at the peak drawn as lifetime bars at most (the largest).
+    pub lifetimes: usize,
     /// Padded buffers drawn as maps at most (distinct shapes, most padding first); a page
     /// has at most [`PAGE_MAPS`] in all.
     pub maps: usize,
@@ -34,7 +41,13 @@ pub struct HtmlOptions {
 
 impl Default for HtmlOptions {
     fn default() -> Self {
-        HtmlOptions { source: String::new(), maps: 8, diagnostics: 200 }
+        HtmlOptions {
+            source: String::new(),
+            xla_allocated_bytes: None,
+            lifetimes: 20,
+            maps: 8,
+            diagnostics: 200,
+        }
     }
 }
 
@@ -43,8 +56,11 @@ const MAP_CELLS: usize = 2048;
 /// Characters of an instruction name shown in the bar chart (the tooltip has all of it).
 const BAR_LABEL: usize = 40;
 
-/// The report as one HTML page: totals (owned memory, padding, per memory space, per
-/// computation), a bar per instruction of the largest-owners list showing its data and its
+/// The report as one HTML page: for a scheduled module its peak ([`Peak`], computed here:
+/// the step, the instruction, parameters, outputs and temporaries at the peak, a timeline
+/// of the bytes live at every step with padding apart and the peak marked, the buffers live
+/// at the peak as bars along the schedule), totals (owned memory, padding, per memory
+/// space, per computation), a bar per instruction of the largest-owners list showing its data and its
 /// padding in two colours, the three top lists (largest, most padding, most expansion) and
 /// the groups as tables sortable by clicking a header, the reading problems, and for the
 /// padded buffers of the lists a map of their first tile ([`map_svg`](super::map_svg)), which
@@ -103,8 +119,33 @@ pub struct HtmlPage {
 pub const PAGE_MAPS: usize = 32;
 
 impl HtmlPage {
-    /// Adds the section of one module's report.
+    /// Adds the section of one module's report, with its peak when the module is scheduled
+    /// (computed here; [`HtmlPage::add_with_peak`] takes one already computed).
     pub fn add(&mut self, report: &Report<'_, '_, '_>, options: &HtmlOptions) {
+        let m = report.analysis.module;
+        let peak = m.is_scheduled.then(|| Peak::new(report.analysis));
+        self.add_with_peak(report, peak.as_ref(), options);
+    }
+
+    /// Adds the section of one module's report and its peak (`None`: the module has no
+    /// peak, it is not scheduled). The peak is of the same module as the report.
+    ///
+    /// ```
+    /// use xlayout::draw::{HtmlOptions, HtmlPage};
+    /// use xlayout::hlo::{Analysis, Module, Peak, Report, ReportOptions};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0} parameter(0)\n  ROOT %n = f32[10]{0} negate(%p)\n}\n");
+    /// let a = Analysis::new(&m);
+    /// let mut page = HtmlPage::default();
+    /// page.add_with_peak(&Report::new(&a, ReportOptions::default()), Some(&Peak::new(&a)), &HtmlOptions::default());
+    /// let html = page.finish();
+    /// assert!(html.contains(r#"data-peak-bytes="80""#) && html.contains(r#"id="timeline""#));
+    /// ```
+    pub fn add_with_peak(
+        &mut self,
+        report: &Report<'_, '_, '_>,
+        peak: Option<&Peak>,
+        options: &HtmlOptions,
+    ) {
         // Ids of the first module are plain (`map-0`), the others' prefixed (`m1-map-0`).
         let k = self.sections.len();
         let p = if k == 0 { String::new() } else { format!("m{k}-") };
@@ -129,8 +170,20 @@ impl HtmlPage {
                 .map_or(String::new(), |e| format!(", entry {}", escape(m.computations[e].name))),
             if m.is_scheduled { ", scheduled" } else { "" }
         );
-        let maps = Maps::new(report, options.maps.min(PAGE_MAPS - self.maps));
+        let live = peak.map_or_else(Vec::new, |peak| peak.live_rows(m, options.lifetimes));
+        let maps = Maps::new(report, &live, options.maps.min(PAGE_MAPS - self.maps));
         self.maps += maps.shapes.len();
+        match peak {
+            Some(peak) => peak_section(&mut out, m, peak, &live, &maps, options, &p),
+            None => {
+                let _ = write!(
+                    out,
+                    "<h2 id=\"{p}peak\">Peak</h2><p class=\"peak none\">None yet: the module is \
+                     not scheduled (no <code>is_scheduled=true</code>), so the order of its \
+                     instructions, and its peak, are not decided.</p>"
+                );
+            }
+        }
         totals(&mut out, report, &p);
         bars(&mut out, report, &p);
         let lists = [
@@ -236,9 +289,11 @@ fn totals(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
     let s = &t.owned.sizes;
     let _ = write!(
         out,
-        "<h2 id=\"{p}totals\">Totals</h2><table class=\"totals\"><tbody>\
+        "<h2 id=\"{p}totals\">Every buffer the program owns</h2><p>The sum of every buffer \
+         the program owns, not its peak: buffers that are never live at once are added too.</p>\
+         <table class=\"totals\"><tbody>\
          <tr><th>instructions owning memory</th><td class=\"num\">{} of {}</td></tr>\
-         <tr><th>allocated</th>{}</tr><tr><th>data</th>{}</tr>\
+         <tr><th>allocated (sum, not a peak)</th>{}</tr><tr><th>data</th>{}</tr>\
          <tr><th>padding</th>{}</tr><tr><th>of which tiling</th>{}</tr>\
          <tr><th>of which wider elements (E)</th>{}</tr>\
          <tr><th>padding share</th><td class=\"num\">{}</td></tr>",
@@ -480,7 +535,7 @@ struct Maps {
 }
 
 impl Maps {
-    fn new(report: &Report<'_, '_, '_>, most: usize) -> Maps {
+    fn new(report: &Report<'_, '_, '_>, live: &[PeakRow<'_>], most: usize) -> Maps {
         let a = report.analysis;
         let m = a.module;
         let mut shapes: Vec<(ArrayShape, String, Vec<String>)> = Vec::new();
@@ -510,7 +565,29 @@ impl Maps {
             shapes[k].2.push(m.instructions[i].name.to_string());
             of_instruction.insert(i, k);
         }
+        // Then the arrays live at the peak, largest first, each map once per shape.
+        for r in live {
+            let Ok(Shape::Array(array)) = r.shape.parse::<Shape>() else { continue };
+            let text = array.to_string();
+            let k = match shapes.iter().position(|(_, t, _)| *t == text) {
+                Some(k) => k,
+                None if shapes.len() < most => {
+                    shapes.push((array, text, Vec::new()));
+                    shapes.len() - 1
+                }
+                None => continue,
+            };
+            let name = r.instruction.to_string();
+            if !shapes[k].2.contains(&name) {
+                shapes[k].2.push(name);
+            }
+        }
         Maps { shapes, of_instruction }
+    }
+
+    /// The map of the array shape `text` (as XLA prints it), if there is one.
+    fn of_shape(&self, text: &str) -> Option<usize> {
+        self.shapes.iter().position(|(_, t, _)| t == text)
     }
 
     fn write(&self, out: &mut String, p: &str) {
@@ -519,9 +596,10 @@ impl Maps {
         }
         let _ = write!(
             out,
-            "<h2 id=\"{p}maps\">Maps of the padded buffers</h2><p>One first-level tile of each \
-             shape: left, the offset of each element (padding hatched); right, memory in order, \
-             each position with the element it holds.</p>",
+            "<h2 id=\"{p}maps\">Maps of the buffers</h2><p>The padded buffers of the lists and \
+             the buffers live at the peak, one first-level tile of each shape: left, the offset \
+             of each element (padding hatched); right, memory in order, each position with the \
+             element it holds.</p>",
         );
         for (k, (shape, text, names)) in self.shapes.iter().enumerate() {
             let _ = write!(
@@ -541,6 +619,293 @@ impl Maps {
             out.push_str("</section>");
         }
     }
+}
+
+/// The charts of the peak: where the plot starts (labels to its left), how wide it is.
+const PLOT_LEFT: f64 = 270.0;
+const PLOT_WIDTH: f64 = 960.0;
+/// Columns of the timeline at most: a longer schedule gets one column per run of steps,
+/// drawn at the run's largest (so the peak is never averaged away).
+const TIMELINE_COLUMNS: usize = 960;
+/// Characters of a value's name in the lifetime chart (its tooltip has all of it).
+const LIFETIME_LABEL: usize = 28;
+
+/// `x` to two decimals, for SVG coordinates.
+fn px(x: f64) -> String {
+    format!("{:.2}", x)
+}
+
+/// A name cut to `n` characters with an ellipsis.
+fn cut(name: &str, n: usize) -> String {
+    if name.chars().count() > n {
+        name.chars().take(n - 1).chain(['\u{2026}']).collect()
+    } else {
+        name.to_string()
+    }
+}
+
+/// `name` (opcode in computation) of the instruction at a step.
+fn step_name(m: &Module<'_>, peak: &Peak, step: u32) -> String {
+    let Some(&i) = peak.sequence.get(step as usize) else { return String::from("-") };
+    let ins = &m.instructions[i];
+    format!("{} ({} in {})", ins.name, ins.opcode.as_str(), m.computation_name(i).unwrap_or("-"))
+}
+
+/// The peak of a scheduled module: the figure (with `data-peak-bytes`), the split into
+/// parameters, outputs and temporaries, the timeline (`id="timeline"`), the lifetimes of
+/// the buffers live at the peak.
+fn peak_section(
+    out: &mut String,
+    m: &Module<'_>,
+    peak: &Peak,
+    live: &[PeakRow<'_>],
+    maps: &Maps,
+    options: &HtmlOptions,
+    p: &str,
+) {
+    let x = &peak.xla;
+    let steps = peak.sequence.len();
+    let at = if x.instruction.is_some() {
+        format!(", <code>{}</code>", escape(&step_name(m, peak, x.step)))
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        out,
+        "<h2 id=\"{p}peak\">Peak</h2><p class=\"peak\" id=\"{p}peak-figure\" data-peak-bytes=\"{}\" \
+         data-peak-step=\"{}\">Peak: <b>{}</b> ({} bytes) live at step {} of {steps}{at}, by XLA's \
+         rule (HloLiveRange); {} allocated with tiling padding, {} of data.</p>",
+        x.bytes,
+        x.step,
+        iec_bytes(x.bytes),
+        x.bytes,
+        x.step,
+        iec_bytes(x.array_bytes),
+        iec_bytes(x.logical_bytes)
+    );
+    if let Some(n) = options.xla_allocated_bytes {
+        let _ = write!(
+            out,
+            "<p>XLA's buffer assignment allocates {} ({n} bytes) for the whole program: buffers \
+             that are never live at once share memory there.</p>",
+            iec_bytes(n)
+        );
+    }
+    if !peak.exact() {
+        let rules: Vec<&str> = peak.not_modelled.iter().map(|n| n.rule.describe()).collect();
+        let _ = write!(
+            out,
+            "<p class=\"note\">Not every rule this module needs is modelled ({}): these figures \
+             follow the rules that are; <code>xlayout peak</code> gives bounds.</p>",
+            escape(&rules.join("; "))
+        );
+    }
+    // The split at the peak.
+    let split = peak.split(m);
+    let _ = write!(
+        out,
+        "<table class=\"split\" id=\"{p}split\"><thead><tr><th>live at the peak</th><th>bytes</th>\
+         <th>allocated</th><th>data</th><th>share</th></tr></thead><tbody>"
+    );
+    let total = split.parameters.plus(split.outputs).plus(split.temporaries);
+    for (what, s) in [
+        ("parameters", split.parameters),
+        ("outputs", split.outputs),
+        ("temporaries", split.temporaries),
+        ("all", total),
+    ] {
+        let _ = write!(
+            out,
+            "<tr data-part=\"{what}\"><th>{what}</th>{}{}{}<td class=\"num share\">{}</td></tr>",
+            bytes_cell(s.bytes),
+            bytes_cell(s.array_bytes),
+            bytes_cell(s.logical_bytes),
+            percent(s.bytes, total.bytes)
+        );
+    }
+    out.push_str("</tbody></table>");
+    let _ = write!(
+        out,
+        "<h3>Live memory at every step</h3><p>The bytes of the values live at each step of the \
+         schedule, allocated with tiling padding: data in blue, padding in red. Hover a column \
+         for its step and instruction; the dashed line is the peak.</p>\
+         <div class=\"timeline\" id=\"{p}timeline\">"
+    );
+    timeline(out, m, peak);
+    out.push_str("</div>");
+    if !live.is_empty() {
+        let _ = write!(
+            out,
+            "<h3 id=\"{p}lifetimes\">Buffers live at the peak</h3><p>The {} largest of the {} values \
+             live at step {}, each from the step it is defined at to its last, on the schedule \
+             above (outlined in red where it pads); each links to its map.</p>",
+            live.len(),
+            x.live.len(),
+            x.step
+        );
+        lifetimes(out, peak, live, maps, p);
+    }
+}
+
+/// The x coordinate of the start of `step` on a schedule of `steps`.
+fn step_x(step: f64, steps: usize) -> f64 {
+    PLOT_LEFT + step * PLOT_WIDTH / steps.max(1) as f64
+}
+
+/// The timeline: a column per step (or per run of steps) of the bytes live there, data and
+/// padding stacked, a tooltip naming the step's instruction, the peak marked.
+fn timeline(out: &mut String, m: &Module<'_>, peak: &Peak) {
+    const TOP: f64 = 24.0;
+    const HEIGHT: f64 = 180.0;
+    let t = peak.timeline();
+    let steps = t.len();
+    let max = t.iter().map(|s| s.live.array_bytes.max(s.live.bytes)).max().unwrap_or(0).max(1);
+    let width = PLOT_LEFT + PLOT_WIDTH + 20.0;
+    let height = TOP + HEIGHT + 30.0;
+    let run = steps.div_ceil(TIMELINE_COLUMNS).max(1);
+    let columns = steps.div_ceil(run);
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"{w}\" height=\"{h}\" \
+         viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"12\" data-steps=\"{steps}\" \
+         data-columns=\"{columns}\" data-max-bytes=\"{max}\">",
+        w = px(width),
+        h = px(height)
+    );
+    let y = |bytes: u64| TOP + HEIGHT - (bytes as f64 / max as f64) * HEIGHT;
+    for c in 0..columns {
+        let first = c * run;
+        let last = ((c + 1) * run).min(steps) - 1;
+        // The run's largest step stands for it.
+        let s = (first..=last)
+            .max_by_key(|&k| (t[k].live.array_bytes, std::cmp::Reverse(k)))
+            .unwrap_or(first);
+        let live = t[s].live;
+        let data = live.logical_bytes.min(live.array_bytes);
+        let (x0, x1) = (step_x(first as f64, steps), step_x((last + 1) as f64, steps));
+        let steps_text = if first == last {
+            format!("step {s}")
+        } else {
+            format!("steps {first}-{last}, the largest at step {s}")
+        };
+        let _ = write!(
+            out,
+            "<g class=\"step\" data-step=\"{s}\" data-bytes=\"{}\" data-array-bytes=\"{}\"><title>{}: {}: \
+             {} live ({} allocated: {} data, {} padding), {} values</title>\
+             <rect class=\"data\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\
+             <rect class=\"padding\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></g>",
+            live.bytes,
+            live.array_bytes,
+            steps_text,
+            escape(&step_name(m, peak, s as u32)),
+            iec_bytes(live.bytes),
+            iec_bytes(live.array_bytes),
+            iec_bytes(data),
+            iec_bytes(live.array_bytes - data),
+            t[s].values,
+            px(x0),
+            px(y(data)),
+            px(x1 - x0),
+            px(y(0) - y(data)),
+            px(x0),
+            px(y(live.array_bytes)),
+            px(x1 - x0),
+            px(y(data) - y(live.array_bytes)),
+        );
+    }
+    // Axes and the peak.
+    let peak_x = step_x(peak.xla.step as f64 + 0.5, steps);
+    let _ = write!(
+        out,
+        "<line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>\
+         <line class=\"axis\" x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>\
+         <text x=\"{lt}\" y=\"{ty}\" text-anchor=\"end\">{}</text>\
+         <text x=\"{lt}\" y=\"{b}\" text-anchor=\"end\">0</text>\
+         <text x=\"{l}\" y=\"{sy}\">step 0</text><text x=\"{r}\" y=\"{sy}\" text-anchor=\"end\">step {steps}</text>\
+         <line class=\"peak-line\" x1=\"{px_}\" y1=\"{t2}\" x2=\"{px_}\" y2=\"{b}\"/>\
+         <text class=\"peak-label\" x=\"{px_}\" y=\"{ly}\" text-anchor=\"{anchor}\">peak {} at step {}</text></svg>",
+        iec_bytes(max),
+        iec_bytes(peak.xla.bytes),
+        peak.xla.step,
+        l = px(PLOT_LEFT),
+        r = px(PLOT_LEFT + PLOT_WIDTH),
+        b = px(y(0)),
+        t = px(TOP),
+        t2 = px(TOP - 6.0),
+        lt = px(PLOT_LEFT - 6.0),
+        ty = px(TOP + 10.0),
+        sy = px(y(0) + 18.0),
+        px_ = px(peak_x),
+        ly = px(TOP - 10.0),
+        anchor = if peak_x > PLOT_LEFT + PLOT_WIDTH * 0.7 { "end" } else { "start" },
+    );
+}
+
+/// The buffers live at the peak as bars from their first step to their last, largest
+/// first, each linked to its map.
+fn lifetimes(out: &mut String, peak: &Peak, live: &[PeakRow<'_>], maps: &Maps, p: &str) {
+    const ROW: f64 = 18.0;
+    const TOP: f64 = 8.0;
+    let steps = peak.sequence.len();
+    let width = PLOT_LEFT + PLOT_WIDTH + 20.0;
+    let height = TOP + ROW * live.len() as f64 + 8.0;
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"lifetimes\" id=\"{p}lifetime-bars\" width=\"{w}\" \
+         height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"12\">",
+        w = px(width),
+        h = px(height)
+    );
+    for (k, r) in live.iter().enumerate() {
+        let y = TOP + ROW * k as f64;
+        let index: Vec<String> = r.shape_index.iter().map(ToString::to_string).collect();
+        let name = if index.is_empty() {
+            r.instruction.to_string()
+        } else {
+            format!("{}{{{}}}", r.instruction, index.join(","))
+        };
+        let end = (r.end as usize).min(steps.saturating_sub(1));
+        let (x0, x1) = (step_x(r.start as f64, steps), step_x(end as f64 + 1.0, steps));
+        let bar = format!(
+            "<g class=\"lifetime\" data-value=\"{}\" data-bytes=\"{}\" data-start=\"{}\" data-end=\"{}\">\
+             <title>{}: {} ({} allocated with padding), live at steps {}-{}, {}</title>\
+             <text x=\"0\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
+             <rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></g>",
+            escape(&name),
+            r.bytes,
+            r.start,
+            r.end,
+            escape(&name),
+            iec_bytes(r.bytes),
+            iec_bytes(r.array_bytes),
+            r.start,
+            r.end,
+            escape(&r.shape),
+            px(y + 13.0),
+            escape(&cut(&name, LIFETIME_LABEL)),
+            px(PLOT_LEFT - 6.0),
+            px(y + 13.0),
+            iec_bytes(r.bytes),
+            if r.array_bytes > r.logical_bytes { "data padded" } else { "data" },
+            px(x0),
+            px(y + 3.0),
+            px((x1 - x0).max(1.0)),
+            px(ROW - 5.0),
+        );
+        match maps.of_shape(&r.shape) {
+            Some(m) => {
+                let _ = write!(out, "<a href=\"#{p}map-{m}\">{bar}</a>");
+            }
+            None => out.push_str(&bar),
+        }
+    }
+    let peak_x = step_x(peak.xla.step as f64 + 0.5, steps);
+    let _ = write!(
+        out,
+        "<line class=\"peak-line\" x1=\"{x}\" y1=\"0\" x2=\"{x}\" y2=\"{}\"/></svg>",
+        px(height),
+        x = px(peak_x)
+    );
 }
 
 /// The array at tuple index `index` of `shape` (`[]`: the shape itself).
@@ -569,6 +934,15 @@ table.totals th{background:#f2f2f2}\
 svg.defs{position:absolute}\
 svg.bars rect.data{fill:#4e79a7}svg.bars rect.padding{fill:#e15759}\
 svg.bars text{fill:#111}svg.bars .note{fill:#555}\
+p.peak{font-size:1.1em}p.peak b{font-size:1.2em}\
+svg.timeline,svg.lifetimes{max-width:100%;height:auto;display:block}\
+svg.timeline rect.data,svg.lifetimes rect.data{fill:#4e79a7}\
+svg.timeline rect.padding,svg.lifetimes rect.padding{fill:#e15759}\
+svg.timeline g.step:hover rect,svg.lifetimes a:hover rect{fill-opacity:0.7}\
+svg.timeline .peak-line,svg.lifetimes .peak-line{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}\
+svg.timeline .axis{stroke:#888}svg.timeline text,svg.lifetimes text{fill:#111}\
+svg.lifetimes rect.padded{stroke:#e15759;stroke-width:2}\
+table.split td.share{color:#555}\
 section.map,div.wide{margin:1em 0;overflow-x:auto}";
 
 /// Sorting: a click on a header of a `sortable` table orders its body rows by that column

@@ -130,7 +130,7 @@ pub struct BufferFacts {
 /// let a = Analysis::new(&m);
 /// let [p, t] = ["p", "t"].map(|n| &a.buffers[m.instruction_id(n).unwrap()]);
 /// assert_eq!(p.owned.array_bytes, 6_442_450_944);
-/// assert_eq!(p.owned.expansion().as_deref(), Some("128"));
+/// assert_eq!(p.owned.expansion().unwrap().to_string(), "128");
 /// assert_eq!(t.owned.array_bytes, 0); // the tuple points at %p
 /// ```
 #[derive(Clone, Debug)]

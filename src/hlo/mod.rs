@@ -34,7 +34,7 @@
 //!
 //! let row = analysis.row(module.instruction_id("n").unwrap());
 //! assert_eq!(row.sizes.unwrap().sizes.logical_bytes, 1_073_741_824);
-//! assert_eq!(row.sizes.unwrap().sizes.expansion().as_deref(), Some("32.0"));
+//! assert_eq!(row.sizes.unwrap().sizes.expansion().unwrap().to_string(), "32.0");
 //! assert_eq!(row.causes, ["d2 4 -> 128 (x32.0)"]);
 //! assert_eq!(row.best_layout.as_deref(), Some("{0,1,2:T(8,128)}"));
 //! ```
@@ -46,13 +46,16 @@ mod buffer;
 mod decode;
 mod diagnostic;
 mod dump;
+mod headline;
 mod id;
 pub(crate) mod instruction;
 pub(crate) mod lex;
 mod metadata;
+mod mlir;
 mod module;
 mod opcode;
 mod peak;
+mod ratio;
 mod read;
 mod report;
 mod sizes;
@@ -68,15 +71,18 @@ pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
 pub use decode::decode;
 pub use diagnostic::{Diagnostic, DiagnosticKind};
 pub use dump::{module_files, Stage};
+pub use headline::ReportWithPeak;
 pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
 pub use instruction::{Called, Instruction, Operand};
 pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
+pub use mlir::NOT_HLO;
 pub use module::{CallContext, Computation, Module};
 pub use opcode::Opcode;
 pub use peak::{
     Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,
-    NotModelledRow, Peak, PeakRow, PeakSummary, PeakValue, Rule, XlaPeak,
+    NotModelledRow, Peak, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive, XlaPeak,
 };
+pub use ratio::{Percent, Ratio};
 pub use report::{
     op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
 };

@@ -26,6 +26,11 @@ impl<'t> Module<'t> {
     /// Reads module text. Linear in the length of the text.
     pub fn parse(text: &'t str) -> Module<'t> {
         let mut b = Builder::default();
+        if let Some(d) = super::mlir::not_hlo(text) {
+            b.m.lines = text.lines().count();
+            b.m.diagnostics.push(d);
+            return b.m;
+        }
         let mut statements = Statements::new(text);
         for s in statements.by_ref() {
             b.statement(s);

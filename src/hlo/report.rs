@@ -13,7 +13,12 @@ use super::sizes::{LeafKind, Sizes};
 
 /// The version of the machine-readable report (JSON keys, TSV columns). It changes only
 /// when a key or column is renamed or removed, or a value changes meaning.
-pub const REPORT_VERSION: u32 = 1;
+///
+/// 2: every TSV and CSV column is the JSON key of the same field (`memory_spaces`,
+/// `causes`, `group_by`; `oom`'s rows are its JSON `entries`, flat); an instruction row
+/// always has every key (`null` where its shape was not read); `oom`'s percentages are
+/// numbers and its printed sizes say whether they were `rounded`.
+pub const REPORT_VERSION: u32 = 2;
 
 /// What to group owned buffers by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -165,8 +170,8 @@ pub struct Row<'a> {
     /// The memory spaces of its array leaves.
     pub memory_spaces: Vec<i64>,
     /// Sizes of the whole result (every leaf with a size); `None` when the shape was not
-    /// read.
-    #[serde(flatten)]
+    /// read (its keys are then `null`).
+    #[serde(flatten, serialize_with = "row_sizes")]
     pub sizes: Option<RowSizes>,
     /// Whether it owns memory.
     pub owns_buffer: bool,
@@ -184,6 +189,32 @@ pub struct Row<'a> {
     pub best_layout: Option<String>,
     /// That layout's `ArraySize`.
     pub best_bytes: Option<u64>,
+}
+
+/// A row's sizes as keys of the row, each `null` when the shape was not read: a row has
+/// the same keys whatever its instruction.
+fn row_sizes<S: Serializer>(sizes: &Option<RowSizes>, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Keys {
+        array_bytes: Option<u64>,
+        logical_bytes: Option<u64>,
+        padding_bytes: Option<u64>,
+        tiling_padding_bytes: Option<u64>,
+        widening_bytes: Option<u64>,
+        expansion: Option<super::ratio::Ratio>,
+        unsized_leaves: Option<usize>,
+    }
+    let z = sizes.map(|r| r.sizes);
+    Keys {
+        array_bytes: z.map(|z| z.array_bytes),
+        logical_bytes: z.map(|z| z.logical_bytes),
+        padding_bytes: z.map(|z| z.padding_bytes()),
+        tiling_padding_bytes: z.map(|z| z.tiling_padding_bytes),
+        widening_bytes: z.map(|z| z.widening_bytes),
+        expansion: z.and_then(|z| z.expansion()),
+        unsized_leaves: sizes.map(|r| r.unsized_leaves),
+    }
+    .serialize(s)
 }
 
 /// The sizes in a [`Row`].

@@ -10,6 +10,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use super::best::{best_layout, BestLayout};
+use super::ratio::Ratio;
 use super::units::ratio;
 use crate::{ArrayShape, Shape};
 
@@ -22,7 +23,7 @@ use crate::{ArrayShape, Shape};
 /// ```
 /// use xlayout::hlo::Sizes;
 /// let s = Sizes { array_bytes: 96, logical_bytes: 60, tiling_padding_bytes: 36, widening_bytes: 0 };
-/// assert_eq!((s.padding_bytes(), s.expansion().as_deref()), (36, Some("1.60")));
+/// assert_eq!((s.padding_bytes(), s.expansion().unwrap().to_string()), (36, String::from("1.60")));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sizes {
@@ -49,15 +50,16 @@ impl Sizes {
         self.array_bytes.saturating_sub(self.logical_bytes)
     }
 
-    /// `array_bytes / logical_bytes` to three significant figures; `None` without data.
+    /// `array_bytes / logical_bytes` (printed to three significant figures); `None` without
+    /// data.
     ///
     /// ```
     /// use xlayout::hlo::Sizes;
     /// let s = Sizes { array_bytes: 512, logical_bytes: 4, ..Sizes::default() };
-    /// assert_eq!(s.expansion().as_deref(), Some("128"));
+    /// assert_eq!(s.expansion().unwrap().to_string(), "128");
     /// ```
-    pub fn expansion(&self) -> Option<String> {
-        ratio(self.array_bytes, self.logical_bytes)
+    pub fn expansion(&self) -> Option<Ratio> {
+        Ratio::new(self.array_bytes, self.logical_bytes)
     }
 
     /// The sum, saturating (a total beyond 2⁶⁴ bytes stays at the maximum).
@@ -89,8 +91,7 @@ impl Serialize for Sizes {
         st.serialize_field("padding_bytes", &self.padding_bytes())?;
         st.serialize_field("tiling_padding_bytes", &self.tiling_padding_bytes)?;
         st.serialize_field("widening_bytes", &self.widening_bytes)?;
-        let expansion: Option<f64> = self.expansion().and_then(|e| e.parse().ok());
-        st.serialize_field("expansion", &expansion)?;
+        st.serialize_field("expansion", &self.expansion())?;
         st.end()
     }
 }

@@ -105,7 +105,7 @@ pub fn ratio(num: u64, den: u64) -> Option<String> {
 }
 
 /// A byte count as a person types it: digits with an optional binary unit (`K`, `M`, `G`,
-/// `T`, `P`, with or without `iB`/`B`, any case) and an optional fraction (`1.5G`);
+/// `T`, `P`, `E`, with or without `iB`/`B`, any case) and an optional fraction (`1.5G`);
 /// `_` and `,` between digits are ignored. `None` when it is no such number or does not
 /// fit in 64 bits.
 ///
@@ -128,6 +128,7 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
         "g" | "gb" | "gib" => 30,
         "t" | "tb" | "tib" => 40,
         "p" | "pb" | "pib" => 50,
+        "e" | "eb" | "eib" => 60,
         _ => return None,
     };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));

@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::label;
-use crate::hlo::units::{iec_bytes, oom_bytes, parse_bytes, ratio};
-use crate::hlo::{BestLayout, Cause, ShapeFacts, Sizes};
+use crate::hlo::units::{iec_bytes, oom_bytes, parse_bytes};
+use crate::hlo::{BestLayout, Cause, Ratio, ShapeFacts, Sizes};
 use crate::{ArrayShape, Shape, Tile};
 
 /// A size as the report printed it, and the bytes it stands for.
@@ -18,6 +18,10 @@ pub struct Printed {
     pub text: String,
     /// The number it reads as (`32.00G` is 34359738368), if it reads as one.
     pub bytes: Option<u64>,
+    /// Whether the report rounded it: printed in a unit above bytes, so `bytes` is the
+    /// printed number, and the true count anywhere that prints the same
+    /// ([`Printed::range`]).
+    pub rounded: bool,
 }
 
 impl Printed {
@@ -25,12 +29,17 @@ impl Printed {
     ///
     /// ```
     /// use xlayout::oom::Printed;
-    /// assert_eq!(Printed::new("1.00G").bytes, Some(1 << 30));
+    /// let g = Printed::new("1.00G");
+    /// assert_eq!((g.bytes, g.rounded), (Some(1 << 30), true));
+    /// assert_eq!(Printed::new("512B").rounded, false);
+    /// assert_eq!(Printed::new("2.00E").bytes, Some(1 << 61)); // the largest unit xlayout prints
     /// assert_eq!(Printed::new("unknown size").bytes, None);
     /// ```
     pub fn new(text: &str) -> Printed {
         let text = text.trim();
-        Printed { text: text.to_string(), bytes: parse_bytes(text) }
+        let bytes = parse_bytes(text);
+        let rounded = bytes.is_some() && unit_size(text) > 1;
+        Printed { text: text.to_string(), bytes, rounded }
     }
 
     /// The byte counts that would print as this text: the number plus or minus half of
@@ -46,18 +55,23 @@ impl Printed {
         let number = self.text.trim_end_matches(|c: char| c.is_ascii_alphabetic()).trim();
         let decimals = number.split_once('.').map_or(0, |(_, f)| f.len()) as u32;
         // Half a last digit, in bytes: (unit size) / 10^decimals / 2.
-        let scale = match self.text.trim_end_matches(['i', 'B', 'b']).chars().last() {
-            Some('K' | 'k') => 1u128 << 10,
-            Some('M' | 'm') => 1 << 20,
-            Some('G' | 'g') => 1 << 30,
-            Some('T' | 't') => 1 << 40,
-            Some('P' | 'p') => 1 << 50,
-            _ => 1,
-        };
-        let half = scale / (2 * 10u128.pow(decimals));
+        let half = unit_size(&self.text) / (2 * 10u128.pow(decimals));
         let b = u128::from(bytes);
         let clamp = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
         Some((clamp(b.saturating_sub(half)), clamp(b + half)))
+    }
+}
+
+/// The bytes of the unit a printed size ends in (`G`, `GiB`: 2³⁰; `B` or none: 1).
+fn unit_size(text: &str) -> u128 {
+    match text.trim_end_matches(['i', 'B', 'b']).chars().last() {
+        Some('K' | 'k') => 1u128 << 10,
+        Some('M' | 'm') => 1 << 20,
+        Some('G' | 'g') => 1 << 30,
+        Some('T' | 't') => 1 << 40,
+        Some('P' | 'p') => 1 << 50,
+        Some('E' | 'e') => 1 << 60,
+        _ => 1,
     }
 }
 
@@ -97,20 +111,20 @@ impl Agreement {
 /// ```
 /// let r = xlayout::oom::OomReport::parse("  1. Size: 32.00G\n     Shape: s32[8388608,8,4]{2,1,0:T(8,128)}\n     Unpadded size: 1.00G\n     Extra memory due to padding: 31.00G (32.0x expansion)\n     XLA label: %copy.4 = s32[8388608,8,4]{2,1,0:T(8,128)} copy(%x)\n");
 /// let x = r.entries[0].recomputed.as_ref().unwrap();
-/// assert_eq!((x.expansion.as_deref(), x.expansion_one_decimal.as_deref(), x.inferred_tiling.as_deref()), (Some("32.0"), Some("32.0"), None));
+/// assert_eq!((x.expansion.unwrap().to_string(), x.expansion_one_decimal.as_deref(), x.inferred_tiling.as_deref()), (String::from("32.0"), Some("32.0"), None));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Recomputed {
     /// The shape the numbers are of: the printed one, or with the inferred tiling.
     pub shape: String,
-    /// The TPU default tiling (`(8,128)`, `(8,128)(2,1)`, `(8,128)(4,1)`) that reproduces
-    /// the printed size of a shape printed without tiles, when the shape as printed does
-    /// not: inferred, not printed.
+    /// The TPU default tiling (`(8,128)`, `(8,128)(2,1)`, `(8,128)(4,1)`; for a scalar or
+    /// a vector `(128)`, `(256)` or `(1024)`) that reproduces the printed size of a shape
+    /// printed without tiles, when the shape as printed does not: inferred, not printed.
     pub inferred_tiling: Option<String>,
     /// Exact bytes (`ShapeUtil::ArraySize` and the data).
     pub sizes: Sizes,
-    /// `size / data` to three significant figures.
-    pub expansion: Option<String>,
+    /// `size / data` (printed to three significant figures).
+    pub expansion: Option<Ratio>,
     /// The expansion as the report prints it, to one decimal (`1.0` for 1.045).
     pub expansion_one_decimal: Option<String>,
     /// What the report would print for these numbers.
@@ -280,10 +294,18 @@ impl Entry {
     }
 }
 
-/// The TPU's default tilings for an untiled array, by element width: `(8,128)` for 32
-/// bits, `(8,128)(2,1)` for 16, `(8,128)(4,1)` for 8.
+/// The TPU's default tilings for an untiled array: for a scalar or a vector the
+/// one-dimensional tiles its buffers get (`(128)`, `(256)`, `(1024)`, tried in that order);
+/// else by element width, `(8,128)` for 32 bits, `(8,128)(2,1)` for 16, `(8,128)(4,1)` for 8.
 fn default_tilings(a: &ArrayShape) -> Vec<(&'static str, Vec<Tile>)> {
     let t = |dims: &[u64]| Tile::new(dims.iter().copied());
+    if a.dims.len() <= 1 {
+        return vec![
+            ("(128)", vec![t(&[128])]),
+            ("(256)", vec![t(&[256])]),
+            ("(1024)", vec![t(&[1024])]),
+        ];
+    }
     match a.element_type.byte_width() {
         4 => vec![("(8,128)", vec![t(&[8, 128])])],
         2 => vec![("(8,128)(2,1)", vec![t(&[8, 128]), t(&[2, 1])])],
@@ -336,7 +358,7 @@ fn recomputed(shape: &Shape, e: &Entry, iec: bool, budget: &mut u64) -> Result<R
         shape: shape.to_string(),
         inferred_tiling: None,
         sizes: s,
-        expansion: ratio(s.array_bytes, s.logical_bytes),
+        expansion: s.expansion(),
         expansion_one_decimal: one_decimal,
         expected,
         agrees,

@@ -1,7 +1,12 @@
-//! A pasted report's lines as the compiler wrote them: Windows line ends dropped, and the
-//! log prefix a logger put before each line (`2020-05-04 09:05:40.719745: E    1578
-//! tensorflow/.../xla_util.cc:76] `, or glog's `E1111 07:35:00.272763 140408571 file.py:81] `)
-//! taken off, so the rest reads the same whatever logged it.
+//! A pasted report's lines as the compiler wrote them, whatever carried them: Windows line
+//! ends dropped; the log prefix a logger put before each line (`2020-05-04 09:05:40.719745:
+//! E    1578 tensorflow/.../xla_util.cc:76] `, glog's `E1111 07:35:00.272763 140408571
+//! file.py:81] `, or glog's time and thread without a file) taken off; any other prefix that
+//! every line carries (`[worker-3] `) taken off too; and a report pasted as a JSON string
+//! (`"Ran out of memory ...\n\nTotal hbm usage ..."`) unescaped into its lines. The rest
+//! then reads the same whatever logged or quoted it.
+
+use std::borrow::Cow;
 
 /// Each line of `text` (numbered from 1) without its line end and log prefix.
 ///
@@ -17,11 +22,194 @@ pub fn message_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// The lines a report is read from: [`message_lines`], then the lines of a JSON-escaped
+/// report unescaped (each keeps the number of the line it came from), then a prefix every
+/// non-blank line shares taken off. Linear in the text.
+///
+/// ```
+/// let text = "[worker-3] Ran out of memory in memory space hbm.\n[worker-3]   1. Size: 512B\n";
+/// let lines = xlayout::oom::report_lines(text);
+/// assert_eq!((lines[0].1.as_ref(), lines[1].1.as_ref()), ("Ran out of memory in memory space hbm.", "  1. Size: 512B"));
+/// let quoted = xlayout::oom::report_lines(r#"{"error": "Ran out of memory in memory space hbm.\n  1. Size: 512B"}"#);
+/// assert_eq!((quoted[1].0, quoted[1].1.as_ref()), (1, "  1. Size: 512B\"}"));
+/// ```
+pub fn report_lines(text: &str) -> Vec<(usize, Cow<'_, str>)> {
+    let escaped = is_json_escaped(text);
+    let mut lines: Vec<(usize, Cow<'_, str>)> = Vec::new();
+    for (n, line) in message_lines(text) {
+        if escaped && line.contains("\\n") {
+            let unescaped = json_unescape(line);
+            for part in unescaped.split('\n') {
+                let part = part.strip_suffix('\r').unwrap_or(part);
+                lines.push((n, Cow::Owned(strip_log_prefix(part).to_string())));
+            }
+        } else {
+            lines.push((n, Cow::Borrowed(line)));
+        }
+    }
+    let prefix = shared_prefix(lines.iter().map(|(_, l)| l.as_ref())).len();
+    if prefix > 0 {
+        for (_, line) in &mut lines {
+            if line.trim().is_empty() {
+                continue;
+            }
+            // What the shared prefix hid may be a logger's prefix of its own.
+            *line = match std::mem::take(line) {
+                Cow::Borrowed(l) => Cow::Borrowed(strip_log_prefix(&l[prefix..])),
+                Cow::Owned(l) => Cow::Owned(strip_log_prefix(&l[prefix..]).to_string()),
+            };
+        }
+    }
+    lines
+}
+
+/// Words that begin a report's own lines: a prefix holding one is part of the report.
+const REPORT_WORDS: [&str; 12] = [
+    "Size",
+    "Shape",
+    "Buffer",
+    "Ran out",
+    "Largest",
+    "Total",
+    "Program",
+    "Peak",
+    "Attempting",
+    "XLA",
+    "Operator",
+    "Unpadded",
+];
+
+/// Whether a line (without its prefixes) reads as a report's own: a header, an entry, a
+/// field of one.
+fn report_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let entry = t
+        .split_once(". Size:")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    entry
+        || t.starts_with("====")
+        || REPORT_WORDS.iter().any(|w| t.starts_with(w))
+        || [
+            "Extra memory",
+            "Allocation type",
+            "Entry Parameter",
+            "Compilation failure",
+            "BufferAssignment",
+        ]
+        .iter()
+        .any(|w| t.starts_with(w))
+}
+
+/// Lines looked at to choose where a shared prefix ends, and places it may end tried.
+const SAMPLE: usize = 256;
+const CUTS: usize = 16;
+
+/// The prefix every non-blank line starts with and that is no part of a report, or the
+/// empty string: the longest common prefix, cut after one of its runs of whitespace where
+/// the most lines then read as a report's (a logger's own prefix may follow it, taken off
+/// too); only when there are two lines or more, and it holds something other than
+/// whitespace and none of [`REPORT_WORDS`]. Linear: each line is compared once against
+/// what is left of the prefix, and a bounded sample of lines is tried at a bounded number
+/// of places.
+fn shared_prefix<'a>(lines: impl Iterator<Item = &'a str> + Clone) -> &'a str {
+    let mut prefix: Option<&str> = None;
+    let mut count = 0;
+    for line in lines.clone().filter(|l| !l.trim().is_empty()) {
+        count += 1;
+        prefix = Some(match prefix {
+            None => line,
+            Some(p) => {
+                let same = p.bytes().zip(line.bytes()).take_while(|(a, b)| a == b).count();
+                &p[..floor_char_boundary(p, same)]
+            }
+        });
+        if prefix == Some("") {
+            return "";
+        }
+    }
+    let Some(p) = prefix.filter(|_| count >= 2) else { return "" };
+    // Where the prefix may end: after each run of whitespace in it.
+    let mut cuts: Vec<usize> = Vec::new();
+    let mut chars = p.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let run_ends = c.is_whitespace() && chars.peek().map_or(true, |(_, n)| !n.is_whitespace());
+        if run_ends && cuts.len() < CUTS {
+            cuts.push(i + c.len_utf8());
+        }
+    }
+    let sample: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).take(SAMPLE).collect();
+    let score =
+        |cut: usize| sample.iter().filter(|l| report_line(strip_log_prefix(&l[cut..]))).count();
+    let mut best = (score(0), 0);
+    for &cut in &cuts {
+        let candidate = &p[..cut];
+        if candidate.trim().is_empty() || REPORT_WORDS.iter().any(|w| candidate.contains(w)) {
+            continue;
+        }
+        let s = score(cut);
+        if s > best.0 {
+            best = (s, cut);
+        }
+    }
+    &p[..best.1]
+}
+
+/// Whether the text is a report pasted as a JSON (or Python) string: a report's header and
+/// a literal `\n` on one line.
+fn is_json_escaped(text: &str) -> bool {
+    text.split('\n').any(|line| {
+        line.contains("\\n")
+            && ["Ran out of memory", "BufferAssignment OOM", "Largest program", "Attempting to"]
+                .iter()
+                .any(|m| line.contains(m))
+    })
+}
+
+/// A JSON string's escapes (`\n`, `\t`, `\r`, `\"`, `\\`, `\/`, `\uXXXX`) replaced by what
+/// they stand for; anything else is kept as written.
+fn json_unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some('/') => out.push('/'),
+            Some('u') => {
+                let hex: String = chars.clone().take(4).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(ch) if hex.len() == 4 => {
+                        out.push(ch);
+                        for _ in 0..4 {
+                            chars.next();
+                        }
+                    }
+                    _ => out.push_str("\\u"),
+                }
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 /// Loggers write at most this much before the message.
 const MAX_PREFIX: usize = 512;
 
 /// `line` without a log prefix, if it has one of the forms loggers write before XLA's
-/// messages: a time, a level, a thread id, then `file:line] `.
+/// messages: a time, a level, a thread id, then `file:line] `; or glog's level, date, time
+/// and thread id without the file (`E0412 10:11:12.345 140234 `).
 fn strip_log_prefix(line: &str) -> &str {
     let b = line.as_bytes();
     let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
@@ -36,14 +224,47 @@ fn strip_log_prefix(line: &str) -> &str {
         return line;
     }
     let window = &line[..floor_char_boundary(line, MAX_PREFIX.min(line.len()))];
-    let Some(close) = window.find("] ") else { return line };
-    // The part before `]` ends in `file:line`.
-    let before = &window[..close];
-    let Some((file, number)) = before.rsplit_once(':') else { return line };
-    if !digits(number.as_bytes()) || file.ends_with(char::is_whitespace) || file.is_empty() {
+    if let Some(close) = window.find("] ") {
+        // The part before `]` ends in `file:line`.
+        let before = &window[..close];
+        if let Some((file, number)) = before.rsplit_once(':') {
+            if digits(number.as_bytes()) && !file.ends_with(char::is_whitespace) && !file.is_empty()
+            {
+                return &line[close + 2..];
+            }
+        }
+    }
+    if glog {
+        return strip_glog_time(line);
+    }
+    line
+}
+
+/// `E0412 10:11:12.345678 140234 message` -> `message`: glog's level and date, a time, and
+/// a thread id, without the file; `line` itself when it is not of that form.
+fn strip_glog_time(line: &str) -> &str {
+    let mut words = line.splitn(4, ' ');
+    let (_, time, thread) = (words.next(), words.next(), words.next());
+    let time_ok = time.is_some_and(|t| {
+        let t = t.as_bytes();
+        t.len() >= 8
+            && t[2] == b':'
+            && t[5] == b':'
+            && t.iter()
+                .enumerate()
+                .all(|(i, c)| matches!(i, 2 | 5) || c.is_ascii_digit() || (i == 8 && *c == b'.'))
+    });
+    if !time_ok || thread.is_none() {
         return line;
     }
-    &line[close + 2..]
+    // The thread id may be padded with spaces before it: `E0412 10:11:12.345   1578 msg`.
+    let after_time = line.get(6 + time.map_or(0, str::len)..).unwrap_or("");
+    let rest = after_time.trim_start_matches(' ');
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || !rest[digits..].starts_with(' ') {
+        return line;
+    }
+    &rest[digits + 1..]
 }
 
 /// The largest char boundary at or below `i`.
@@ -74,5 +295,35 @@ mod tests {
         assert_eq!(strip_log_prefix("é"), "é");
         let long = format!("2023-01-01 {}x.cc:1] m", "é".repeat(400));
         assert_eq!(strip_log_prefix(&long), long); // the prefix is too long to be one
+                                                   // glog's time and thread without a file.
+        assert_eq!(strip_log_prefix("E0412 10:11:12.345 140234   1. Size: 1K"), "  1. Size: 1K");
+        assert_eq!(strip_log_prefix("E0412 10:11:12.345678    77 x"), "x");
+        assert_eq!(strip_log_prefix("E0412 10:11 x"), "E0412 10:11 x");
+        assert_eq!(strip_log_prefix("E0412 10:11:12.3 x y"), "E0412 10:11:12.3 x y");
+    }
+
+    #[test]
+    fn a_prefix_on_every_line() {
+        let p = |t: &str| shared_prefix(t.lines()).to_string();
+        assert_eq!(p("[w3] Ran out\n[w3]   1. Size: 1K\n\n[w3] Shape: f32[]"), "[w3] ");
+        assert_eq!(p("[w3] Ran out"), ""); // one line: nothing to compare
+        assert_eq!(p("  Ran out\n  Total"), ""); // indentation only
+        assert_eq!(p("Buffer 1:\nBuffer 2:"), ""); // the report's own words
+        assert_eq!(p("[w3]Ran out\n[w3]Total"), ""); // no whitespace ends it
+        assert_eq!(p("é é Ran out\né é Total"), "é é ");
+        // The place where most lines read as a report's: `host | ` not `host `.
+        assert_eq!(p("host | Ran out\nhost |   1. Size: 1K"), "host | ");
+        // A logger's prefix after it is left to the logger's rule.
+        let logged = "[w] 2020-05-04 09:05:40.719745: E 1 x.cc:76] Ran out\n[w] 2020-05-04 09:05:40.719899: E 1 x.cc:76] Total";
+        assert_eq!(p(logged), "[w] ");
+        assert_eq!(p("[w] hello\n[w] there"), ""); // nothing reads as a report
+    }
+
+    #[test]
+    fn json_strings() {
+        assert_eq!(json_unescape(r#"a\nb\t\"c\"\\d\/\u00e9\u12"#), "a\nb\t\"c\"\\d/é\\u12");
+        assert_eq!(json_unescape("end\\"), "end\\");
+        assert!(!is_json_escaped("C:\\new\\path Ran out"));
+        assert!(is_json_escaped("\"Ran out of memory in memory space hbm.\\n\""));
     }
 }

@@ -30,8 +30,10 @@ mod join;
 mod label;
 mod lines;
 mod report;
+mod row;
 
 pub use entry::{Agreement, Entry, Expected, Printed, Recomputed};
 pub use join::{join, Joined};
-pub use lines::message_lines;
-pub use report::{percent, HloTemp, Kind, OomReport, Part, Problem, Totals};
+pub use lines::{message_lines, report_lines};
+pub use report::{HloTemp, Kind, OomReport, Part, Problem, Runtime, Totals};
+pub use row::EntryRow;

@@ -1,12 +1,16 @@
 //! Report text -> [`OomReport`]: the header (memory space, used and capacity, the usage
-//! and requirement breakdowns, `HLO temp` with its utilization), the entries, and every
-//! problem met, with its line and entry number. One pass over the lines.
+//! and requirement breakdowns, `HLO temp` with its utilization), the runtime's own message
+//! (`Attempting to reserve ...`), the entries, and every problem met, with its line and
+//! entry number. One pass over the lines.
 
-use serde::Serialize;
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
 
 use super::entry::{Entry, Printed};
-use super::lines::message_lines;
-use crate::hlo::{Sizes, MODULE_CANDIDATE_BUDGET};
+use super::join::Joined;
+use super::lines::report_lines;
+use super::row::EntryRow;
+use crate::hlo::{Percent, Sizes, MODULE_CANDIDATE_BUDGET};
 
 /// Which compiler wrote the report.
 ///
@@ -23,6 +27,10 @@ pub enum Kind {
     Tpu,
     /// XLA:GPU's `BufferAssignment OOM Debugging.` with `Peak buffers`.
     Gpu,
+    /// The TPU runtime's failure to reserve or allocate device memory when the program
+    /// runs (`Attempting to reserve 10.51G at the bottom of memory. That was not possible.
+    /// There are 8.97G free, ...`): no entries, the figures in [`OomReport::runtime`].
+    Runtime,
     /// Neither header was found (entries alone, pasted).
     #[default]
     Unknown,
@@ -51,7 +59,7 @@ pub struct Part {
 /// ```
 /// let r = xlayout::oom::OomReport::parse("Program hbm requirement 15.45G:\n    HLO temp 15.45G (60.9% utilization: Unpadded (9.40G) Padded (15.44G), 0.0% fragmentation (5.52M))\n");
 /// let h = r.hlo_temp.unwrap();
-/// assert_eq!((h.utilization_recomputed.as_deref(), h.utilization_agrees), (Some("60.9"), Some(true)));
+/// assert_eq!((h.utilization_recomputed.unwrap().to_string(), h.utilization_agrees), (String::from("60.9"), Some(true)));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HloTemp {
@@ -68,7 +76,7 @@ pub struct HloTemp {
     /// The fragmentation in bytes.
     pub fragmentation_size: Option<Printed>,
     /// Unpadded over padded, as a percentage to one decimal, from the printed sizes.
-    pub utilization_recomputed: Option<String>,
+    pub utilization_recomputed: Option<Percent>,
     /// Whether the printed utilization is within the rounding of the printed sizes.
     pub utilization_agrees: Option<bool>,
 }
@@ -94,7 +102,7 @@ pub struct Problem {
 /// ```
 /// let r = xlayout::oom::OomReport::parse("1. Size: 512B\n   Shape: f32[10]{0:T(128)}\n");
 /// let t = &r.totals;
-/// assert_eq!((t.sizes.array_bytes, t.padding_percent.as_deref(), t.utilization_percent.as_deref()), (512, Some("92.2"), Some("7.8")));
+/// assert_eq!((t.sizes.array_bytes, t.padding_percent.unwrap().value(), t.utilization_percent.unwrap().value()), (512, 92.2, 7.8));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
@@ -104,13 +112,44 @@ pub struct Totals {
     pub recomputed: usize,
     /// Their exact bytes.
     pub sizes: Sizes,
-    /// How much of the listed memory is padding, as a percentage to one decimal.
-    pub padding_percent: Option<String>,
-    /// Their data over their size, as a percentage to one decimal: the listed entries'
+    /// How much of the listed memory is padding, as a percentage (one decimal).
+    pub padding_percent: Option<Percent>,
+    /// Their data over their size, as a percentage (one decimal): the listed entries'
     /// utilization.
-    pub utilization_percent: Option<String>,
+    pub utilization_percent: Option<Percent>,
     /// Entries whose printed numbers all agree with their shape.
     pub agreeing: usize,
+}
+
+/// The TPU runtime's message when it cannot reserve or allocate device memory for a
+/// program it runs: `Attempting to reserve 10.51G at the bottom of memory. That was not
+/// possible. There are 8.97G free, 0B reserved, and 8.97G reservable.`, or `Attempting to
+/// allocate 2.50G. That was not possible. There are 2.13G free.; (0x0x0_HBM0)`.
+///
+/// ```
+/// let r = xlayout::oom::OomReport::parse("RESOURCE_EXHAUSTED: Attempting to reserve 10.51G at the bottom of memory. That was not possible. There are 8.97G free, 0B reserved, and 8.97G reservable.\n");
+/// let x = r.runtime.unwrap();
+/// assert_eq!((x.action.as_str(), x.requested.text.as_str(), x.free.unwrap().text.as_str()), ("reserve", "10.51G", "8.97G"));
+/// assert_eq!(x.reservable.unwrap().bytes, xlayout::hlo::units::parse_bytes("8.97G"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Runtime {
+    /// `reserve` (at the bottom of memory: the program's own space) or `allocate` (a
+    /// buffer).
+    pub action: String,
+    /// The size asked for.
+    pub requested: Printed,
+    /// Where: `bottom of memory`, or the memory named in parentheses after the message
+    /// (`0x0x0_HBM0`).
+    pub memory_space: Option<String>,
+    /// `There are N free`.
+    pub free: Option<Printed>,
+    /// `N reserved`.
+    pub reserved: Option<Printed>,
+    /// `N reservable`.
+    pub reservable: Option<Printed>,
+    /// How much more was asked for than was free (or reservable, when printed).
+    pub short_by: Option<u64>,
 }
 
 /// An out-of-memory report, read.
@@ -119,7 +158,7 @@ pub struct Totals {
 /// let r = xlayout::oom::OomReport::parse("E1000: Ran out of memory in memory space vmem. Used 17.13M of 16.00M vmem.\n");
 /// assert_eq!((r.error_code.as_deref(), r.memory_space.as_deref(), r.capacity.unwrap().bytes), (Some("E1000"), Some("vmem"), Some(16 << 20)));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OomReport {
     /// Which compiler wrote it.
     pub kind: Kind,
@@ -135,6 +174,8 @@ pub struct OomReport {
     pub exceeded: Option<Printed>,
     /// XLA:GPU's `Out of memory while trying to allocate N bytes`.
     pub allocating: Option<Printed>,
+    /// The TPU runtime's `Attempting to reserve ...` or `Attempting to allocate ...`.
+    pub runtime: Option<Runtime>,
     /// `Total hbm usage >= 36.67G`.
     pub total_usage: Option<Printed>,
     /// Its breakdown (`reserved`, `program`, `arguments`).
@@ -165,20 +206,6 @@ enum Section {
     Entries,
 }
 
-/// `x` as a percentage of `of` to one decimal, rounded half up, from the exact integers.
-///
-/// ```
-/// assert_eq!(xlayout::oom::percent(1, 8).as_deref(), Some("12.5"));
-/// assert_eq!(xlayout::oom::percent(1, 0), None);
-/// ```
-pub fn percent(x: u64, of: u64) -> Option<String> {
-    if of == 0 {
-        return None;
-    }
-    let tenths = (u128::from(x) * 2000 + u128::from(of)) / (2 * u128::from(of));
-    Some(format!("{}.{}", tenths / 10, tenths % 10))
-}
-
 impl OomReport {
     /// Reads report text as pasted. Never fails: what cannot be read is a [`Problem`];
     /// an entry without a readable size is reported by its number and left out. Linear
@@ -203,7 +230,7 @@ impl OomReport {
         let mut entry_space: Option<String> = None;
         let mut last_key = String::new();
         let mut budget = MODULE_CANDIDATE_BUDGET;
-        for (n, line) in message_lines(text) {
+        for (n, line) in report_lines(text) {
             let t = line.trim();
             if t.is_empty() {
                 continue;
@@ -213,6 +240,15 @@ impl OomReport {
                 r.header(&t[..at], &t[at + "Ran out of memory in memory space ".len()..]);
                 entry_space.clone_from(&r.memory_space);
                 section = Section::None;
+                continue;
+            }
+            if let Some(at) =
+                t.find("Attempting to reserve ").or_else(|| t.find("Attempting to allocate "))
+            {
+                r.runtime = Some(runtime(&t[at + "Attempting to ".len()..]));
+                if r.kind == Kind::Unknown {
+                    r.kind = Kind::Runtime;
+                }
                 continue;
             }
             if let Some(at) = t.find("Out of memory while trying to allocate ") {
@@ -398,10 +434,151 @@ impl OomReport {
                 }
             }
         }
-        t.padding_percent = percent(t.sizes.padding_bytes(), t.sizes.array_bytes);
-        t.utilization_percent = percent(t.sizes.logical_bytes, t.sizes.array_bytes);
+        t.padding_percent = Percent::new(t.sizes.padding_bytes(), t.sizes.array_bytes);
+        t.utilization_percent = Percent::new(t.sizes.logical_bytes, t.sizes.array_bytes);
         self.totals = t;
     }
+
+    /// Why the text holds no report to explain, if it does not: no report's words at all,
+    /// or a report's header with no entry under it (which is what lines look like when a
+    /// prefix the reader does not recognise hides where each line starts).
+    ///
+    /// ```
+    /// use xlayout::oom::OomReport;
+    /// assert_eq!(OomReport::parse("hello\n").missing(), Some("no out-of-memory report found"));
+    /// assert_eq!(OomReport::parse("Ran out of memory in memory space hbm.\n#1  1. Size: 1K\n").missing(),
+    ///     Some("a header but no entries: are the lines prefixed?"));
+    /// assert_eq!(OomReport::parse("1. Size: 1K\n").missing(), None);
+    /// ```
+    pub fn missing(&self) -> Option<&'static str> {
+        if !self.entries.is_empty() || self.runtime.is_some() || self.allocating.is_some() {
+            return None;
+        }
+        if self.kind == Kind::Unknown && self.problems.is_empty() {
+            return Some("no out-of-memory report found");
+        }
+        if self.problems.is_empty() {
+            return Some("a header but no entries: are the lines prefixed?");
+        }
+        None
+    }
+
+    /// Whether the report prints its sizes in XLA:GPU's `GiB` units (rather than the TPU
+    /// compiler's `G`): what a table of it should print too.
+    ///
+    /// ```
+    /// use xlayout::oom::OomReport;
+    /// assert!(OomReport::parse("Buffer 1:\n  Size: 4.89GiB\n").iec());
+    /// assert!(!OomReport::parse("1. Size: 4.89G\n").iec());
+    /// ```
+    pub fn iec(&self) -> bool {
+        let mut sizes = self.entries.iter().filter_map(|e| e.size.as_ref());
+        let first = sizes
+            .find(|p| p.rounded)
+            .or_else(|| self.stats.iter().map(|p| &p.size).find(|p| p.rounded));
+        first.is_some_and(|p| p.text.ends_with("iB"))
+    }
+
+    /// The report with its entries joined to a dump's instructions (from [`join`](super::join)),
+    /// to serialize: the same object as the report's own, each entry record with its `hlo_*`
+    /// fields filled.
+    ///
+    /// ```
+    /// use xlayout::hlo::Module;
+    /// use xlayout::oom::{join, OomReport};
+    /// let m = Module::parse("%f.1 = f32[8]{0} negate(%x)\n");
+    /// let r = OomReport::parse("1. Size: 32B\n   Shape: f32[8]{0}\n   XLA label: f.1 = negate(x)\n");
+    /// let j = join(&r, &m);
+    /// let v = serde_json::to_value(r.with_dump(Some(&j))).unwrap();
+    /// assert_eq!((v["entries"][0]["hlo_line"].as_u64(), v["entries"][0]["hlo_same_shape"].as_bool()), (Some(1), Some(true)));
+    /// assert!(serde_json::to_value(r.with_dump(None)).unwrap()["entries"][0]["hlo_line"].is_null());
+    /// ```
+    pub fn with_dump<'a>(
+        &'a self,
+        joined: Option<&'a [Option<Joined<'a>>]>,
+    ) -> impl Serialize + 'a {
+        Fields { report: self, joined }
+    }
+}
+
+impl Serialize for OomReport {
+    /// Every field above by its name, `entries` as [`EntryRow`] records; `stats` as
+    /// `stats`, and `missing` (why no report was found) last.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Fields { report: self, joined: None }.serialize(s)
+    }
+}
+
+/// A report's fields, with or without a dump joined.
+struct Fields<'a> {
+    report: &'a OomReport,
+    joined: Option<&'a [Option<Joined<'a>>]>,
+}
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Rows<'a>(&'a [Entry], Option<&'a [Option<Joined<'a>>]>);
+        impl Serialize for Rows<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for (k, e) in self.0.iter().enumerate() {
+                    let joined = self.1.map(|j| j.get(k).and_then(Option::as_ref));
+                    seq.serialize_element(&EntryRow::new(e, joined))?;
+                }
+                seq.end()
+            }
+        }
+        let r = self.report;
+        let mut st = s.serialize_struct("OomReport", 18)?;
+        st.serialize_field("kind", &r.kind)?;
+        st.serialize_field("error_code", &r.error_code)?;
+        st.serialize_field("memory_space", &r.memory_space)?;
+        st.serialize_field("used", &r.used)?;
+        st.serialize_field("capacity", &r.capacity)?;
+        st.serialize_field("exceeded", &r.exceeded)?;
+        st.serialize_field("allocating", &r.allocating)?;
+        st.serialize_field("runtime", &r.runtime)?;
+        st.serialize_field("total_usage", &r.total_usage)?;
+        st.serialize_field("usage", &r.usage)?;
+        st.serialize_field("program_requirement", &r.program_requirement)?;
+        st.serialize_field("requirement", &r.requirement)?;
+        st.serialize_field("hlo_temp", &r.hlo_temp)?;
+        st.serialize_field("stats", &r.stats)?;
+        st.serialize_field("entries", &Rows(&r.entries, self.joined))?;
+        st.serialize_field("totals", &r.totals)?;
+        st.serialize_field("problems", &r.problems)?;
+        st.serialize_field("missing", &r.missing())?;
+        st.end()
+    }
+}
+
+/// `reserve 10.51G at the bottom of memory. That was not possible. There are 8.97G free,
+/// 0B reserved, and 8.97G reservable.` (what follows `Attempting to `).
+fn runtime(t: &str) -> Runtime {
+    let mut words = t.split_whitespace();
+    let action = words.next().unwrap_or("").to_string();
+    let requested = Printed::new(words.next().unwrap_or("").trim_end_matches(['.', ',', ';']));
+    let memory_space = if t.contains(" at the bottom of memory") {
+        Some(String::from("bottom of memory"))
+    } else {
+        // `...; (0x0x0_HBM0)` after the message names the memory.
+        t.rsplit_once('(')
+            .and_then(|(_, m)| m.split(')').next())
+            .filter(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+            .map(str::to_string)
+    };
+    let before = |word: &str| -> Option<Printed> {
+        let at = t.find(&format!(" {word}"))?;
+        let size = t[..at].rsplit([' ', ',']).next()?;
+        let p = Printed::new(size);
+        p.bytes.map(|_| p)
+    };
+    let free = before("free");
+    let reserved = before("reserved");
+    let reservable = before("reservable");
+    let room = reservable.as_ref().or(free.as_ref()).and_then(|p| p.bytes);
+    let short_by = requested.bytes.zip(room).map(|(want, room)| want.saturating_sub(room));
+    Runtime { action, requested, memory_space, free, reserved, reservable, short_by }
 }
 
 /// `N. Size: X` -> (N, X).
@@ -475,7 +652,7 @@ fn hlo_temp(p: &Part) -> HloTemp {
         if let (Some(ub), Some(db), Some((ulo, uhi)), Some((dlo, dhi))) =
             (u.bytes, d.bytes, u.range(), d.range())
         {
-            recomputed = percent(ub, db);
+            recomputed = Percent::new(ub, db);
             // The printed sizes are rounded: the true percentage lies in this range.
             let lo = (ulo as f64) / (dhi.max(1) as f64) * 100.0;
             let hi = (uhi as f64) / (dlo.max(1) as f64) * 100.0;
@@ -503,10 +680,6 @@ mod tests {
 
     #[test]
     fn percentages_and_parts() {
-        assert_eq!(percent(1, 3).as_deref(), Some("33.3"));
-        assert_eq!(percent(2, 3).as_deref(), Some("66.7"));
-        assert_eq!(percent(u64::MAX, u64::MAX).as_deref(), Some("100.0"));
-        assert_eq!(percent(1, 0), None);
         let p = part("HLO temp         41.19G (24.2% utilization, 0.7% fragmentation (293.84M))")
             .unwrap();
         assert_eq!((p.name.as_str(), p.size.text.as_str()), ("HLO temp", "41.19G"));

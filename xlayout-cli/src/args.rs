@@ -67,11 +67,27 @@ pub enum Command {
     /// dimension pads and which order of the same dimensions would pad less,
     /// and sums the buffers instructions own (not fused instructions, bitcast,
     /// get-tuple-element, tuple, while, ...) per memory space and computation.
-    /// Lines it cannot read go to standard error with file:line; the rest is
-    /// still read. Exit status 1 for such a line or a shape XLA rejects, or
-    /// when --max-expansion or --budget is exceeded.
+    /// The headline names each figure: the peak of a scheduled module (as
+    /// `xlayout peak` finds it), XLA's own allocation total when its buffer
+    /// assignment is beside the module, and the sum of every owned buffer,
+    /// which is not the peak. Lines it cannot read go to standard error with
+    /// file:line; the rest is still read. Exit status 1 for such a line or a
+    /// shape XLA rejects, or when --max-expansion or --budget is exceeded.
     #[command(verbatim_doc_comment)]
     Hlo(Hlo),
+    /// The peak memory of scheduled HLO modules, and what is live there
+    ///
+    /// Computes, without running anything, the live range of every value of a
+    /// scheduled module (is_scheduled=true) by the rules of XLA's buffer
+    /// assigner (HloLiveRange over HloDataflowAnalysis), and its peak: XLA's
+    /// peak step and bytes, the values live there largest first with a
+    /// cumulative column, and the largest live total over all steps, with
+    /// padding and without. With XLA's buffer assignment and live ranges beside
+    /// the module (`*-buffer-assignment.txt`, `*-live-range.txt`) XLA's own
+    /// peak and every value it sizes differently are shown too. For CI,
+    /// --budget makes the exit status 1 when the peak exceeds it.
+    #[command(verbatim_doc_comment)]
+    Peak(Peak),
     /// Out-of-memory reports explained, entry by entry
     ///
     /// Reads XLA's out-of-memory reports as pasted (TPU `Ran out of memory in
@@ -82,7 +98,8 @@ pub enum Command {
     /// the true expansion, which dimension pads, the layout that would pad least,
     /// and for a shape printed without tiles the TPU default tiling that gives
     /// the printed size (marked inferred). An entry it cannot read is reported
-    /// on standard error with its number and left out; exit status 1 then.
+    /// on standard error with its number and left out; exit status 1 then,
+    /// and when the text holds no out-of-memory report at all.
     #[command(verbatim_doc_comment)]
     Oom(Oom),
 }
@@ -191,12 +208,36 @@ fn leading_index(text: &str) -> Result<LeadingIndex, String> {
     super::parse_index(text).map(LeadingIndex).map_err(|e| e.0)
 }
 
+/// The FILE|DIR|- arguments of `hlo` and `peak`.
+const MODULES: &str = "\
+HLO module text as XLA and JAX write it: files, dump directories (their module
+text, picked by --stage), `-` for standard input";
+
+/// `hlo --format`'s help.
+const HLO_FORMAT: &str = "\
+The output: `table`, aligned for people (the default on a terminal); `tsv`, a
+header line, then one row per instruction (the default otherwise; with --by, one
+per group); `csv`, the same rows (RFC 4180); `json`, one object with every file's
+rows, totals, top lists and peak, exact integers";
+
+/// `peak --format`'s help.
+const PEAK_FORMAT: &str = "\
+The output: `table`, aligned for people (the default on a terminal); `tsv`, a
+header line, then one row per value live at each file's peak (the default
+otherwise); `csv`, the same rows (RFC 4180); `json`, one object with every file's
+peak, its live values, high-water marks and XLA's own figures, exact integers";
+
+/// `oom --format`'s help.
+const OOM_FORMAT: &str = "\
+The output: `table`, aligned for people (the default on a terminal); `tsv`, a
+header line, then one row per entry of each report (the default otherwise);
+`csv`, the same rows (RFC 4180); `json`, one object with every report's header
+figures and entries, exact integers";
+
 /// The arguments of `hlo`.
 #[derive(Debug, Args)]
 pub struct Hlo {
-    /// HLO module text as XLA and JAX write it: files, dump directories (their module
-    /// text, picked by --stage), `-` for standard input
-    #[arg(value_name = "FILE|DIR|-", default_value = "-", verbatim_doc_comment)]
+    #[arg(value_name = "FILE|DIR|-", default_value = "-", help = MODULES)]
     pub inputs: Vec<PathBuf>,
     /// Entries in each top list (and groups listed)
     #[arg(long, value_name = "N", default_value_t = 20)]
@@ -216,9 +257,7 @@ pub struct Hlo {
     #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
     #[arg(verbatim_doc_comment)]
     pub bytes: Units,
-    /// The output: an aligned table for people (the default on a terminal), or for
-    /// scripts one row per instruction (tsv, the default otherwise; csv) or everything (json)
-    #[arg(long, value_enum, value_name = "FORMAT", verbatim_doc_comment)]
+    #[arg(long, value_enum, value_name = "FORMAT", help = HLO_FORMAT, hide_possible_values = true)]
     pub format: Option<Format>,
     /// Which files of a dump directory: after optimizations, before, or all module text
     #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
@@ -226,46 +265,84 @@ pub struct Hlo {
     /// Exit status 1 when an owned buffer takes more than X times its data (`4`, `1.5`)
     #[arg(long, value_name = "X", value_parser = ratio)]
     pub max_expansion: Option<Ratio>,
-    /// Exit status 1 when a file's owned buffers add up to more than BYTES (`16G`)
-    #[arg(long, value_name = "BYTES", value_parser = bytes)]
+    /// Exit status 1 when a file's peak (as `xlayout peak` finds it) exceeds BYTES
+    /// (`16G`), or the module is not scheduled and so has no peak
+    #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
     pub budget: Option<u64>,
-    /// Also write the report as one self-contained HTML page (totals, owned bytes by
-    /// instruction, sortable top lists, maps of the padded buffers; a section per
-    /// module) to PAGE; `-` writes the page to standard output instead of --format
+    /// Also write the report as one self-contained HTML page (the peak and a timeline of
+    /// live memory, totals, owned bytes by instruction, sortable top lists, maps of the
+    /// padded buffers; a section per module) to PAGE; `-` writes the page to standard
+    /// output instead of --format
     #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
     pub html: Option<PathBuf>,
-    /// Instead of the buffer report: the live range of every value of a scheduled module
-    /// and its peak, by XLA's rules (HloLiveRange): XLA's peak step and bytes, the values
-    /// live there largest first with a cumulative column (--top of them), and the largest
-    /// live total over all steps with padding and without. With XLA's buffer assignment
-    /// and live ranges beside the module (`*-buffer-assignment.txt`, `*-live-range.txt`),
-    /// XLA's own peak and every value XLA sizes differently are shown too
-    #[arg(long, conflicts_with = "html", verbatim_doc_comment)]
+    /// XLA's buffer assignment whose allocation total the headline shows, instead of the
+    /// `*-buffer-assignment.txt` beside the module (one module file only)
+    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
+    pub buffer_assignment: Option<PathBuf>,
+    /// (Moved: the peak is its own command, `xlayout peak`.)
+    #[arg(long, hide = true)]
     pub peak: bool,
+}
+
+/// The arguments of `peak`.
+#[derive(Debug, Args)]
+pub struct Peak {
+    #[arg(value_name = "FILE|DIR|-", default_value = "-", help = MODULES)]
+    pub inputs: Vec<PathBuf>,
+    /// Values listed live at the peak (the largest first)
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+    /// Leave values smaller than this out of the list (`4096`, `64K`, `1.5G`)
+    #[arg(long, value_name = "BYTES", value_parser = bytes, default_value = "0")]
+    pub min_bytes: u64,
+    /// Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
+    /// exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
+    #[arg(verbatim_doc_comment)]
+    pub bytes: Units,
+    #[arg(long, value_enum, value_name = "FORMAT", help = PEAK_FORMAT, hide_possible_values = true)]
+    pub format: Option<Format>,
+    /// Which files of a dump directory: after optimizations, before, or all module text
+    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
+    pub stage: Stage,
+    /// Exit status 1 when a file's peak exceeds BYTES (`16G`), saying by how much; also
+    /// when a module is not scheduled and so has no peak to hold to it
+    #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
+    pub budget: Option<u64>,
+    /// Exit status 1 when a value live at the peak takes more than X times its data with
+    /// its tiling padding (`4`, `1.5`)
+    #[arg(long, value_name = "X", value_parser = ratio, verbatim_doc_comment)]
+    pub max_expansion: Option<Ratio>,
+    /// Also write one self-contained HTML page (the peak, what is live there, a timeline
+    /// of live memory at every step, the live buffers' lifetimes, the buffer report) to
+    /// PAGE; `-` writes the page to standard output instead of --format
+    #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
+    pub html: Option<PathBuf>,
     /// XLA's buffer assignment to compare with, instead of the one beside the module
-    /// (implies --peak; one module file only)
-    #[arg(long, value_name = "FILE", conflicts_with = "html", verbatim_doc_comment)]
+    /// (one module file only)
+    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub buffer_assignment: Option<PathBuf>,
 }
 
 /// The arguments of `oom`.
 #[derive(Debug, Args)]
 pub struct Oom {
-    /// Report text as pasted: files, `-` for standard input
-    #[arg(value_name = "REPORT|-", default_value = "-")]
+    /// Report text as pasted (any prefix on every line, a JSON string): files, `-` for
+    /// standard input
+    #[arg(value_name = "REPORT|-", default_value = "-", verbatim_doc_comment)]
     pub inputs: Vec<PathBuf>,
     /// The HLO module the report is about (a dump's module text): each entry's label
-    /// joined to its instruction (full shape, op_name, source line)
+    /// joined to its instruction (full shape, op_name, source line), with a word where
+    /// the dump's instruction has another shape or is missing; the dump's own reading
+    /// problems on standard error (exit status 1)
     #[arg(long, value_name = "DUMP", verbatim_doc_comment)]
     pub hlo: Option<PathBuf>,
-    /// Sizes in the table: as the report prints them (`4.00G`), exact byte counts, or
-    /// `4.00GiB`
-    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
-    #[arg(verbatim_doc_comment)]
-    pub bytes: Units,
-    /// The output: an aligned table for people (the default on a terminal), or for
-    /// scripts one row per entry (tsv, the default otherwise; csv) or everything (json)
-    #[arg(long, value_enum, value_name = "FORMAT", verbatim_doc_comment)]
+    /// Sizes in the table: as the report writes them (the default: `4.00G` for TPU
+    /// reports, `4.00GiB` for XLA:GPU's), `oom` (`4.00G`), exact byte counts, or `iec`
+    /// (`4.00GiB`)
+    #[arg(long, value_enum, value_name = "UNITS", verbatim_doc_comment)]
+    pub bytes: Option<Units>,
+    #[arg(long, value_enum, value_name = "FORMAT", help = OOM_FORMAT, hide_possible_values = true)]
     pub format: Option<Format>,
 }
 
@@ -291,16 +368,16 @@ pub enum Units {
     Iec,
 }
 
-/// `--format`.
+/// `--format` (each command's help says what its rows are).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// An aligned table: totals, the largest, most padded and most expanded buffers
+    /// An aligned table for people
     Table,
-    /// Tab-separated: a header line, then one row per instruction
+    /// Tab-separated: a header line, then one row per record
     Tsv,
-    /// Comma-separated (RFC 4180): a header line, then one row per instruction
+    /// Comma-separated (RFC 4180): a header line, then one row per record
     Csv,
-    /// One JSON object: every file's rows, totals and top lists, exact integers
+    /// One JSON object, exact integers
     Json,
 }
 

@@ -1,24 +1,60 @@
-//! `xlayout hlo`: the reports of [`xlayout::hlo`] for each file, printed as a table for
+//! `xlayout hlo`: the reports of [`xlayout::hlo`] for each file, with the peak of a
+//! scheduled module and XLA's own allocation total in the headline, printed as a table for
 //! people or as TSV, CSV or JSON for scripts. No analysis happens here: this module picks
-//! the files, asks the library, and formats what it says.
+//! the files, asks the library, and hands what it says to the output layer.
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
-use std::path::Path;
 
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    decode, units, Analysis, GroupBy, InstrId, Keyed, Module, Report, ReportOptions, Row, Sizes,
+    Analysis, GroupBy, InstrId, Keyed, Module, Peak, Report, ReportOptions, ReportWithPeak, Row,
     Sum, Totals, REPORT_VERSION,
 };
 
 use super::args::{By, Format, Hlo};
-use super::io::{self, Failure, Out, Stdin};
-use super::output::{aligned, count, csv_line, or_dash, tsv_escape, warn};
+use super::dump::{self, XlaAssignment};
+use super::io::{Failure, Out, Stdin};
+use super::output::{
+    self, aligned, both, chosen_format, count, human, module_inputs, row_table, warn, Column,
+    Emitter, Fields, Files, Later, Sink, Stream,
+};
 use super::Status;
 
-/// The size columns of instruction and group rows, in order.
-const SIZE_COLUMNS: [&str; 6] = [
+/// The TSV and CSV header: `file`, then the keys of an instruction's JSON row ([`Row`]).
+/// A contract with scripts (see [`REPORT_VERSION`]).
+pub const COLUMNS: &[&str] = &[
+    "file",
+    "line",
+    "computation",
+    "instruction",
+    "opcode",
+    "shape",
+    "memory_spaces",
+    "array_bytes",
+    "logical_bytes",
+    "padding_bytes",
+    "tiling_padding_bytes",
+    "widening_bytes",
+    "expansion",
+    "unsized_leaves",
+    "owns_buffer",
+    "ownership",
+    "owned_bytes",
+    "op_name",
+    "source",
+    "causes",
+    "best_layout",
+    "best_bytes",
+];
+
+/// With `--by`: `file`, `group_by`, then the keys of a JSON group ([`Keyed`]).
+pub const GROUP_COLUMNS: &[&str] = &[
+    "file",
+    "group_by",
+    "key",
+    "instructions",
     "array_bytes",
     "logical_bytes",
     "padding_bytes",
@@ -27,49 +63,86 @@ const SIZE_COLUMNS: [&str; 6] = [
     "expansion",
 ];
 
-/// The TSV and CSV header: a contract with scripts (see [`REPORT_VERSION`]). One row per
-/// instruction, or with `--by` one per group.
-fn columns(groups: bool) -> Vec<&'static str> {
-    let mut c = if groups {
-        vec!["file", "by", "key", "instructions"]
-    } else {
-        vec!["file", "line", "computation", "instruction", "opcode", "shape", "memory_space"]
-    };
-    c.extend(SIZE_COLUMNS);
-    if !groups {
-        c.extend(["owns_buffer", "ownership", "owned_bytes", "op_name", "source", "cause"]);
-        c.extend(["best_layout", "best_bytes"]);
-    }
-    c
+/// A TSV row: the file, then an instruction's row.
+#[derive(Serialize)]
+struct FileRow<'a, R> {
+    file: &'a str,
+    #[serde(flatten)]
+    row: R,
+}
+
+/// A row of the people's top lists: an instruction's row and what it owns of it.
+#[derive(Serialize)]
+struct TopRow<'a> {
+    #[serde(flatten)]
+    row: Row<'a>,
+    owned_padding_bytes: u64,
+    owned_expansion: Option<xlayout::hlo::Ratio>,
+}
+
+/// Columns of the top lists that need no name of their own.
+const OPCODE: Column<'static> = Column::Field("opcode", "opcode");
+const OP_NAME: Column<'static> = Column::Field("op_name", "op_name");
+
+/// A TSV row of `--by`: the file, the grouping, then a group.
+#[derive(Serialize)]
+struct GroupRow<'a> {
+    file: &'a str,
+    group_by: GroupBy,
+    #[serde(flatten)]
+    group: &'a Keyed<String>,
+}
+
+/// One file in the JSON output: its name, its report, its peak, XLA's allocation total.
+#[derive(Serialize)]
+struct FileJson<'a, 'r, 'm, 't> {
+    file: &'a str,
+    #[serde(flatten)]
+    report: ReportWithPeak<'a, 'r, 'm, 't>,
+    xla_buffer_assignment: Option<XlaAssignment>,
+}
+
+/// The JSON output: `{"version", "files": [...], "total": {...}}`.
+#[derive(Serialize)]
+struct Envelope<'a, 's> {
+    version: u32,
+    files: Files<'a, 's>,
+    total: Later<'a, TotalJson>,
+}
+
+/// The JSON output's total.
+#[derive(Default, Serialize)]
+struct TotalJson {
+    files: usize,
+    #[serde(flatten)]
+    totals: Totals,
 }
 
 impl Hlo {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
-        if self.peak || self.buffer_assignment.is_some() {
-            return super::peak::run(self, stdin, out);
+        if self.peak {
+            return Err(dump::usage(String::from(
+                "`hlo --peak` is its own command now: `xlayout peak FILE|DIR|-...` \
+                 (with --budget, --max-expansion, --min-bytes, --top, --format and --html)",
+            )));
         }
-        let mut page = self.html.as_ref().map(|_| draw::HtmlPage::default());
-        let status = if self.html.as_deref() == Some(Path::new("-")) {
-            // The page is the output: what --format would write goes nowhere.
-            let mut sink = std::io::sink();
-            self.reports(stdin, &mut Out::new(&mut sink), &mut page)?
-        } else {
-            self.reports(stdin, out, &mut page)?
-        };
-        if let (Some(path), Some(page)) = (&self.html, page) {
-            io::write_file(path, &page.finish(), out)?;
-        }
-        Ok(status)
+        let (files, status) = module_inputs(&self.inputs, self.stage)?;
+        dump::one_module(&self.buffer_assignment, &files)?;
+        dump::with_page(self.html.as_deref(), out, |out, page| {
+            self.reports(&files, status, stdin, out, page)
+        })
     }
 
     /// Reads every input and writes its report in --format; adds each module to `page`.
     fn reports(
         &self,
+        files: &[std::path::PathBuf],
+        mut status: Status,
         stdin: &mut Stdin<'_>,
         out: &mut Out<'_>,
         page: &mut Option<draw::HtmlPage>,
     ) -> Result<Status, Failure> {
-        let format = self.format();
+        let format = chosen_format(self.format);
         let options = ReportOptions {
             top: self.top,
             min_bytes: self.min_bytes,
@@ -80,148 +153,112 @@ impl Hlo {
             }),
             op_depth: self.op_depth,
         };
-        let (files, mut status) = self.files()?;
-
-        match format {
-            Format::Tsv => out.line(format_args!("{}", self.header().join("\t")))?,
-            Format::Csv => out.text(&csv_line(&self.header()))?,
-            Format::Json => out.text(&format!("{{\"version\":{REPORT_VERSION},\"files\":["))?,
-            Format::Table => {}
-        }
-        let mut total = Totals::default();
-        for (n, file) in files.iter().enumerate() {
-            let (name, bytes) = io::read_file(file, stdin)?;
-            let (text, problems) = decode(&bytes);
-            let mut module = Module::parse(&text);
-            module.add_diagnostics(problems);
-            let analysis = Analysis::new(&module);
-            let report = Report::new(&analysis, options);
-            for d in &module.diagnostics {
-                status = 1;
-                warn(format_args!("{name}:{d}"));
-            }
-            status |= self.limits(&name, &report);
-            total.merge(&report.totals);
-            if let Some(page) = page {
-                let html =
-                    draw::HtmlOptions { source: name.clone(), ..draw::HtmlOptions::default() };
-                page.add(&report, &html);
-            }
-            match format {
-                Format::Table => {
-                    if n > 0 {
-                        out.text("\n")?;
+        let columns = if self.by.is_some() { GROUP_COLUMNS } else { COLUMNS };
+        let total = RefCell::new(TotalJson::default());
+        {
+            let stream = Stream::new(|sink| {
+                for file in files {
+                    let (name, text, problems) = dump::read_module(file, stdin)?;
+                    let mut module = Module::parse(&text);
+                    module.add_diagnostics(problems);
+                    status |= dump::diagnostics(&name, &module);
+                    let analysis = Analysis::new(&module);
+                    let report = Report::new(&analysis, options);
+                    let peak = module.is_scheduled.then(|| Peak::new(&analysis));
+                    let (assignment, _) = dump::beside(file, self.buffer_assignment.as_deref());
+                    let xla = dump::assignment(assignment, stdin, &analysis, &mut status)?;
+                    status |= self.limits(&name, &report);
+                    if let Some(budget) = self.budget {
+                        status |= dump::check_budget(&name, budget, &module, peak.as_ref());
                     }
-                    out.text(&self.table(&name, &report))?;
-                }
-                Format::Tsv | Format::Csv => self.rows(format, &name, &report, out)?,
-                Format::Json => {
-                    if n > 0 {
-                        out.text(",")?;
+                    {
+                        let mut t = total.borrow_mut();
+                        t.files += 1;
+                        t.totals.merge(&report.totals);
                     }
-                    out.json(&FileJson { file: &name, report: &report })?;
+                    if let Some(page) = page.as_mut() {
+                        let html = draw::HtmlOptions {
+                            source: name.clone(),
+                            xla_allocated_bytes: xla.as_ref().map(|x| x.total_bytes),
+                            ..draw::HtmlOptions::default()
+                        };
+                        page.add_with_peak(&report, peak.as_ref(), &html);
+                    }
+                    self.emit(sink, &name, &report, peak.as_ref(), xla)?;
                 }
-            }
-        }
-        match format {
-            Format::Json => {
-                out.text("],\"total\":")?;
-                out.json(&TotalJson { files: files.len(), totals: &total })?;
-                out.text("}\n")?;
-            }
-            Format::Table if files.len() > 1 => {
-                out.text(&format!("\n{}", self.total_table(files.len(), &total)))?
-            }
-            _ => {}
+                if files.len() > 1 {
+                    let t = total.borrow();
+                    sink.table_end(&format!("\n{}", self.total_table(files.len(), &t.totals)))?;
+                }
+                Ok(())
+            });
+            let envelope =
+                Envelope { version: REPORT_VERSION, files: stream.files(), total: Later(&total) };
+            Emitter::new(format, out).run(columns, &stream, &envelope)?;
         }
         Ok(status)
     }
 
-    fn header(&self) -> Vec<&'static str> {
-        columns(self.by.is_some())
+    /// One file's report in the sink's format.
+    fn emit(
+        &self,
+        sink: &mut Sink<'_, '_>,
+        name: &str,
+        report: &Report<'_, '_, '_>,
+        peak: Option<&Peak>,
+        xla: Option<XlaAssignment>,
+    ) -> Result<(), Failure> {
+        if sink.wants(Format::Table) {
+            sink.table(&self.table(name, report, peak, xla.as_ref())?)?;
+        }
+        let a = report.analysis;
+        if let Some(by) = report.options.group_by {
+            sink.rows(report.groups.iter().map(|group| GroupRow {
+                file: name,
+                group_by: by,
+                group,
+            }))?;
+        } else {
+            sink.rows(a.module.instructions.ids().map(|i| FileRow { file: name, row: a.row(i) }))?;
+        }
+        sink.json(&FileJson {
+            file: name,
+            report: ReportWithPeak::new(report, peak),
+            xla_buffer_assignment: xla,
+        })
     }
 
-    /// Reports the buffers and totals beyond `--max-expansion` and `--budget`; 1 if any.
+    /// Reports the buffers beyond `--max-expansion`; 1 if any.
     fn limits(&self, name: &str, report: &Report<'_, '_, '_>) -> Status {
+        let Some(x) = &self.max_expansion else { return 0 };
         let mut status = 0;
-        if let Some(x) = &self.max_expansion {
-            for i in report.expanding_more_than(x.num, x.den) {
-                status = 1;
-                let ins = &report.analysis.module.instructions[i];
-                let owned = report.analysis.buffers[i].owned;
-                let e = owned.expansion().unwrap_or_else(|| String::from("unbounded"));
-                warn(format_args!(
-                    "{name}:{}: {} takes {e}x its data ({} for {}), more than --max-expansion {}",
-                    ins.line, ins.name, owned.array_bytes, owned.logical_bytes, x.text
-                ));
-            }
-        }
-        if let Some(budget) = self.budget {
-            let owned = report.totals.owned.sizes.array_bytes;
-            if owned > budget {
-                status = 1;
-                warn(format_args!(
-                    "{name}: owned buffers add up to {owned} bytes ({}), more than --budget \
-                     {budget} ({})",
-                    units::oom_bytes(owned),
-                    units::oom_bytes(budget)
-                ));
-            }
+        for i in report.expanding_more_than(x.num, x.den) {
+            status = 1;
+            let ins = &report.analysis.module.instructions[i];
+            let owned = report.analysis.buffers[i].owned;
+            let e = owned.expansion().map_or_else(|| String::from("unbounded"), |e| e.to_string());
+            warn(format_args!(
+                "{name}:{}: {} takes {e}x its data ({} for {}), more than --max-expansion {}",
+                ins.line, ins.name, owned.array_bytes, owned.logical_bytes, x.text
+            ));
         }
         status
     }
 
-    /// One row per instruction (or per group with `--by`), TSV or CSV, written in blocks
-    /// (standard output is line-buffered; a dump has hundreds of thousands of rows).
-    fn rows(
-        &self,
-        format: Format,
-        name: &str,
-        report: &Report<'_, '_, '_>,
-        out: &mut Out<'_>,
-    ) -> Result<(), Failure> {
-        let mut buf = String::new();
-        let mut emit = |out: &mut Out<'_>, fields: &[String]| {
-            match format {
-                Format::Csv => buf += &csv_line(fields),
-                _ => {
-                    for (i, f) in fields.iter().enumerate() {
-                        if i > 0 {
-                            buf.push('\t');
-                        }
-                        buf += &tsv_escape(f);
-                    }
-                    buf.push('\n');
-                }
-            }
-            if buf.len() >= 1 << 16 {
-                out.text(&buf)?;
-                buf.clear();
-            }
-            Ok::<(), Failure>(())
-        };
-        if let Some(by) = self.by {
-            let by = format!("{by:?}").to_lowercase();
-            for g in &report.groups {
-                let mut fields = vec![name.to_string(), by.clone(), g.key.clone()];
-                fields.push(g.sum.instructions.to_string());
-                fields.extend(size_fields(&g.sum.sizes));
-                emit(out, &fields)?;
-            }
-        } else {
-            let a = report.analysis;
-            for i in a.module.instructions.ids() {
-                emit(out, &row_fields(name, &a.row(i)))?;
-            }
-        }
-        out.text(&buf)
+    fn size(&self, n: u64) -> String {
+        human(self.bytes, n)
     }
 
-    /// The table of one file.
-    fn table(&self, name: &str, report: &Report<'_, '_, '_>) -> String {
+    /// The table of one file: the headline, which names each figure, then the lists.
+    fn table(
+        &self,
+        name: &str,
+        report: &Report<'_, '_, '_>,
+        peak: Option<&Peak>,
+        xla: Option<&XlaAssignment>,
+    ) -> Result<String, Failure> {
         let a = report.analysis;
         let m = a.module;
-        let b = |n: u64| self.size(n);
         let mut s = String::new();
         let module = match m.name {
             Some(n) => format!("module {n}{}", if m.is_scheduled { ", scheduled" } else { "" }),
@@ -234,7 +271,18 @@ impl Hlo {
             count(m.instructions.len(), "instruction"),
             count(m.lines, "line")
         );
-        s += &self.totals_text(&report.totals);
+        s += &peak_line(m, peak, self.bytes);
+        if let Some(x) = xla {
+            let _ = writeln!(
+                s,
+                "XLA's buffer assignment ({}): {}, {} in all",
+                x.file,
+                count(x.allocations, "allocation"),
+                both(self.bytes, x.total_bytes)
+            );
+        }
+        s +=
+            &self.totals_text("sum of every buffer the program owns, not its peak", &report.totals);
         if !m.diagnostics.is_empty() {
             let _ = writeln!(
                 s,
@@ -242,72 +290,45 @@ impl Hlo {
                 m.diagnostics.len()
             );
         }
-        let row = |i: InstrId| a.row(i);
-        let lists: [(&str, &[InstrId], &[&str]); 3] = [
+        let why = |f: &Fields| output::why(f, "causes");
+        let better = |f: &Fields| output::better(f, "best_layout", "best_bytes", self.bytes);
+        let allocated = Column::Bytes("allocated", "owned_bytes");
+        let padding = Column::Bytes("padding", "owned_padding_bytes");
+        let x = Column::Times("x", "owned_expansion");
+        let line = Column::Field("line", "line");
+        let instruction = Column::Field("instruction", "instruction");
+        let shape = Column::Field("shape", "shape");
+        let (why, better) = (Column::Made("why", &why), Column::Made("better layout", &better));
+        let lists: [(&str, &[InstrId], Vec<&Column<'_>>); 3] = [
             (
                 "largest buffers",
                 &report.top_allocated,
-                &["allocated", "padding", "x", "line", "instruction", "opcode", "shape", "op_name"],
+                vec![&allocated, &padding, &x, &line, &instruction, &OPCODE, &shape, &OP_NAME],
             ),
             (
                 "most padding",
                 &report.top_padding,
-                &[
-                    "padding",
-                    "allocated",
-                    "x",
-                    "line",
-                    "instruction",
-                    "shape",
-                    "why",
-                    "better layout",
-                ],
+                vec![&padding, &allocated, &x, &line, &instruction, &shape, &why, &better],
             ),
             (
                 "largest expansion",
                 &report.top_expansion,
-                &[
-                    "x",
-                    "allocated",
-                    "padding",
-                    "line",
-                    "instruction",
-                    "shape",
-                    "why",
-                    "better layout",
-                ],
+                vec![&x, &allocated, &padding, &line, &instruction, &shape, &why, &better],
             ),
         ];
         for (title, list, columns) in lists {
             if list.is_empty() {
                 continue;
             }
-            let mut rows: Vec<Vec<String>> = vec![columns.iter().map(|c| c.to_string()).collect()];
-            for &i in list {
-                let r = row(i);
+            let rows = list.iter().map(|&i| {
                 let owned = a.buffers[i].owned;
-                let x = owned.expansion().map_or_else(|| String::from("-"), |e| format!("{e}x"));
-                let cells: Vec<String> = columns
-                    .iter()
-                    .map(|c| match *c {
-                        "allocated" => b(owned.array_bytes),
-                        "padding" => b(owned.padding_bytes()),
-                        "x" => x.clone(),
-                        "line" => r.line.to_string(),
-                        "instruction" => r.instruction.to_string(),
-                        "opcode" => r.opcode.to_string(),
-                        "shape" => r.shape.to_string(),
-                        "op_name" => r.op_name.unwrap_or("-").to_string(),
-                        "why" => or_dash(r.causes.join(", ")),
-                        _ => match (&r.best_layout, r.best_bytes) {
-                            (Some(l), Some(n)) => format!("{l} {}", b(n)),
-                            _ => String::from("-"),
-                        },
-                    })
-                    .collect();
-                rows.push(cells);
-            }
-            let _ = write!(s, "\n{title}:\n{}", aligned(&rows, "  "));
+                TopRow {
+                    row: a.row(i),
+                    owned_padding_bytes: owned.padding_bytes(),
+                    owned_expansion: owned.expansion(),
+                }
+            });
+            let _ = write!(s, "\n{title}:\n{}", row_table(rows, &columns, self.bytes)?);
         }
         if report.top_padding.is_empty() && report.totals.owned.instructions > 0 {
             s += "\nno owned buffer pads\n";
@@ -316,7 +337,7 @@ impl Hlo {
             let title = format!("owned buffers by {by:?}").to_lowercase();
             let _ = write!(s, "\n{title}:\n{}", self.sums(by_name(by), &report.groups));
         }
-        s
+        Ok(s)
     }
 
     /// The totals of several files.
@@ -324,14 +345,14 @@ impl Hlo {
         format!(
             "total of {files} files: {} instructions\n{}",
             totals.instructions,
-            self.totals_text(totals)
+            self.totals_text("sum of every buffer the programs own, not a peak", totals)
         )
     }
 
-    fn totals_text(&self, t: &Totals) -> String {
+    fn totals_text(&self, what: &str, t: &Totals) -> String {
         let o = &t.owned;
         let mut s = format!(
-            "owned: {}, {} allocated for {} of data, {} padding{}\n",
+            "{what}: {}, {} allocated for {} of data, {} padding{}\n",
             count(o.instructions as usize, "instruction"),
             self.size(o.sizes.array_bytes),
             self.size(o.sizes.logical_bytes),
@@ -386,6 +407,32 @@ impl Hlo {
     }
 }
 
+/// The headline's peak: XLA's figure for a scheduled module, or why there is none.
+fn peak_line(m: &Module<'_>, peak: Option<&Peak>, unit: super::args::Units) -> String {
+    let Some(p) = peak else {
+        return String::from(
+            "peak: none yet, the module is not scheduled (no is_scheduled=true): XLA's \
+             scheduler decides the order of its instructions, and so its peak\n",
+        );
+    };
+    let at = match p.xla.instruction {
+        Some(i) => {
+            let ins = &m.instructions[i];
+            let computation = m.computation_name(i).unwrap_or("-");
+            format!(", {} ({} in {computation})", ins.name, ins.opcode.as_str())
+        }
+        None => String::new(),
+    };
+    let exact =
+        if p.exact() { "" } else { "; not every rule it needs is modelled, see `xlayout peak`" };
+    format!(
+        "peak: {} live at step {} of {}{at}, by XLA's rule (HloLiveRange){exact}\n",
+        both(unit, p.xla.bytes),
+        p.xla.step,
+        p.sequence.len()
+    )
+}
+
 fn by_name(by: GroupBy) -> &'static str {
     match by {
         GroupBy::Op => "op_name",
@@ -394,57 +441,25 @@ fn by_name(by: GroupBy) -> &'static str {
     }
 }
 
-/// The size columns shared by instruction and group rows, exact integers.
-fn size_fields(s: &Sizes) -> [String; 6] {
-    [
-        s.array_bytes.to_string(),
-        s.logical_bytes.to_string(),
-        s.padding_bytes().to_string(),
-        s.tiling_padding_bytes.to_string(),
-        s.widening_bytes.to_string(),
-        s.expansion().unwrap_or_else(|| String::from("-")),
-    ]
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xlayout::hlo::Module;
 
-/// One instruction's fields, in [`columns`] order.
-fn row_fields(file: &str, r: &Row<'_>) -> Vec<String> {
-    let spaces: Vec<String> = r.memory_spaces.iter().map(ToString::to_string).collect();
-    let mut f = vec![
-        file.to_string(),
-        r.line.to_string(),
-        r.computation.unwrap_or("-").to_string(),
-        r.instruction.to_string(),
-        r.opcode.to_string(),
-        r.shape.to_string(),
-        or_dash(spaces.join("+")),
-    ];
-    match r.sizes {
-        Some(s) => f.extend(size_fields(&s.sizes)),
-        None => f.extend(std::iter::repeat(String::from("-")).take(6)),
+    /// The columns are the serialized row's keys, for instruction rows (a row whose shape
+    /// was not read too) and group rows.
+    #[test]
+    fn columns_are_the_rows_keys() {
+        let m = Module::parse("%a = f32[2]{0} parameter(0)\n%b = f32[3]{0:T(0)} negate(%a)\n");
+        let a = Analysis::new(&m);
+        for i in m.instructions.ids() {
+            assert_eq!(super::super::output::keys(&FileRow { file: "f", row: a.row(i) }), COLUMNS);
+        }
+        let r = Report::new(
+            &a,
+            ReportOptions { group_by: Some(GroupBy::Opcode), ..ReportOptions::default() },
+        );
+        let g = GroupRow { file: "f", group_by: GroupBy::Opcode, group: &r.groups[0] };
+        assert_eq!(super::super::output::keys(&g), GROUP_COLUMNS);
     }
-    f.push(String::from(if r.owns_buffer { "yes" } else { "no" }));
-    f.push(r.ownership.name().to_string());
-    f.push(r.owned_bytes.to_string());
-    f.push(r.op_name.unwrap_or("-").to_string());
-    f.push(r.source.clone().unwrap_or_else(|| String::from("-")));
-    f.push(or_dash(r.causes.join("; ")));
-    f.push(r.best_layout.clone().unwrap_or_else(|| String::from("-")));
-    f.push(r.best_bytes.map_or_else(|| String::from("-"), |n| n.to_string()));
-    f
-}
-
-/// One file in the JSON output: its name, then its report.
-#[derive(Serialize)]
-struct FileJson<'a, 'r, 'm, 't> {
-    file: &'a str,
-    #[serde(flatten)]
-    report: &'a Report<'r, 'm, 't>,
-}
-
-/// The JSON output's total.
-#[derive(Serialize)]
-struct TotalJson<'a> {
-    files: usize,
-    #[serde(flatten)]
-    totals: &'a Totals,
 }

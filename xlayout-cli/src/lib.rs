@@ -2,7 +2,7 @@
 //! person, and answers scripts one line per input.
 //!
 //! This crate is the command only; the semantics live in the `xlayout` library (and its
-//! `layout-runtime`), so a library user never builds clap, csv or serde_json. `args.rs` says
+//! `layout-runtime`), so a library user never builds clap, serde_json or erased-serde. `args.rs` says
 //! what the command line means, `run` runs it, one function per mode, and `io.rs` is where
 //! bytes come from and go. The scripting commands answer each input on its own line,
 //! `ok ...` or `err ...`; the person commands write a report. Exit status: 0 when every
@@ -25,6 +25,7 @@ use clap::Parser;
 use xlayout::{draw, ArrayShape, Error, Plan, Shape};
 
 mod args;
+mod dump;
 mod hlo;
 mod io;
 mod map;
@@ -75,6 +76,7 @@ fn run(cli: Cli, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Fai
         Some(Command::Explain(a)) => a.run(stdin, out),
         Some(Command::Map(a)) => a.run(stdin, out),
         Some(Command::Hlo(a)) => a.run(stdin, out),
+        Some(Command::Peak(a)) => a.run(stdin, out),
         Some(Command::Oom(a)) => a.run(stdin, out),
     }
 }

@@ -5,118 +5,186 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use xlayout::hlo::{decode, Module, REPORT_VERSION};
-use xlayout::oom::{join, Entry, Joined, OomReport, Printed};
+use xlayout::hlo::{decode, Diagnostic, Module, REPORT_VERSION};
+use xlayout::oom::{join, Entry, EntryRow, Joined, Kind, OomReport, Printed};
 
-use super::args::{Format, Oom};
+use super::args::{Format, Oom, Units};
+use super::dump;
 use super::io::{self, Failure, Out, Stdin};
-use super::output::{aligned, chosen_format, csv_line, human, or_dash, record, warn};
+use super::output::{
+    self, aligned, chosen_format, human, row_table, warn, Cell, Column, Emitter, Fields, Files,
+    Stream,
+};
 use super::Status;
 
-/// The TSV and CSV header: one row per entry (a contract with scripts).
-const COLUMNS: [&str; 24] = [
+/// The TSV and CSV header: `file`, then the keys of an entry's JSON record ([`EntryRow`]).
+/// A contract with scripts.
+pub const COLUMNS: &[&str] = &[
     "file",
     "entry",
+    "line",
     "memory_space",
     "shape",
     "printed_size",
+    "printed_bytes",
+    "printed_rounded",
     "size_bytes",
     "logical_bytes",
     "padding_bytes",
     "expansion",
     "agrees",
     "inferred_tiling",
+    "recomputed_shape",
     "instruction",
+    "opcode",
     "op_name",
+    "source",
+    "label",
+    "label_truncated",
+    "operator",
+    "allocation_type",
     "printed_unpadded",
     "printed_padding",
     "printed_expansion",
-    "allocation_type",
-    "opcode",
-    "source",
-    "cause",
+    "expected_size",
+    "expected_unpadded",
+    "expected_padding",
+    "expected_expansion",
+    "size_agrees",
+    "unpadded_agrees",
+    "padding_agrees",
+    "expansion_agrees",
+    "causes",
     "best_layout",
     "best_bytes",
+    "hlo_found",
+    "hlo_line",
+    "hlo_opcode",
     "hlo_shape",
+    "hlo_bytes",
+    "hlo_same_shape",
+    "hlo_op_name",
     "hlo_source",
 ];
 
-/// One report in the JSON output.
+/// A TSV row: the report's file, then an entry's record.
 #[derive(Serialize)]
-struct ReportJson<'a> {
+struct FileRow<'a> {
     file: &'a str,
     #[serde(flatten)]
-    report: &'a OomReport,
-    /// With `--hlo`: per entry, what the module says about its instruction.
-    hlo: Option<Vec<Option<Joined<'a>>>>,
+    row: EntryRow<'a>,
+}
+
+/// One report in the JSON output.
+#[derive(Serialize)]
+struct ReportJson<'a, R> {
+    file: &'a str,
+    #[serde(flatten)]
+    report: R,
+}
+
+/// The dump `--hlo` names, in the JSON output.
+#[derive(Serialize)]
+struct DumpJson<'a> {
+    file: &'a str,
+    module: Option<&'a str>,
+    instructions: usize,
+    diagnostics: &'a [Diagnostic],
+}
+
+/// The JSON output: `{"version", "dump", "reports": [...]}`.
+#[derive(Serialize)]
+struct Envelope<'a, 's> {
+    version: u32,
+    dump: Option<DumpJson<'a>>,
+    reports: Files<'a, 's>,
 }
 
 impl Oom {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
         let format = chosen_format(self.format);
+        let mut status = 0;
         // The dump is read once, before the reports (it may be standard input, then the
         // reports cannot be).
         let dump = match &self.hlo {
             Some(path) => {
                 let (name, bytes) = io::read_file(path, stdin)?;
-                Some((name, decode(&bytes).0.into_owned()))
+                let (text, problems) = decode(&bytes);
+                Some((name, text.into_owned(), problems))
             }
             None => None,
         };
-        let module = dump.as_ref().map(|(_, text)| Module::parse(text));
-        let mut status = 0;
-        match format {
-            Format::Tsv => out.line(format_args!("{}", COLUMNS.join("\t")))?,
-            Format::Csv => out.text(&csv_line(&COLUMNS))?,
-            Format::Json => out.text(&format!("{{\"version\":{REPORT_VERSION},\"reports\":["))?,
-            Format::Table => {}
-        }
-        for (n, input) in self.inputs.iter().enumerate() {
-            let (name, bytes) = io::read_file(input, stdin)?;
-            let (text, _) = decode(&bytes);
-            let report = OomReport::parse(&text);
-            for p in &report.problems {
-                status = 1;
-                warn(format_args!("{name}:{}: {}", p.line, p.message));
-            }
-            let joined = module.as_ref().map(|m| join(&report, m));
-            match format {
-                Format::Table => {
-                    if n > 0 {
-                        out.text("\n")?;
+        let module = dump.as_ref().map(|(name, text, problems)| {
+            let mut m = Module::parse(text);
+            m.add_diagnostics(problems.clone());
+            status |= dump::diagnostics(name, &m);
+            m
+        });
+        let dump_json = dump.as_ref().zip(module.as_ref()).map(|((name, _, _), m)| DumpJson {
+            file: name,
+            module: m.name,
+            instructions: m.instructions.len(),
+            diagnostics: &m.diagnostics,
+        });
+        {
+            let stream = Stream::new(|sink| {
+                for input in &self.inputs {
+                    let (name, bytes) = io::read_file(input, stdin)?;
+                    let (text, _) = decode(&bytes);
+                    let report = OomReport::parse(&text);
+                    for p in &report.problems {
+                        status = 1;
+                        warn(format_args!("{name}:{}: {}", p.line, p.message));
                     }
-                    out.text(&self.table(&name, &report, joined.as_deref()))?;
-                }
-                Format::Tsv | Format::Csv => {
-                    let mut buf = String::new();
-                    for (k, e) in report.entries.iter().enumerate() {
-                        let j = joined.as_ref().and_then(|j| j[k].as_ref());
-                        buf += &record(format, &row_fields(&name, e, j));
+                    if let Some(why) = report.missing() {
+                        status = 1;
+                        warn(format_args!("{name}: {why}"));
                     }
-                    out.text(&buf)?;
-                }
-                Format::Json => {
-                    if n > 0 {
-                        out.text(",")?;
+                    let joined = module.as_ref().map(|m| join(&report, m));
+                    if let Some(j) = &joined {
+                        for (e, j) in report.entries.iter().zip(j) {
+                            if let Some(note) = dump_note(e, j.as_ref()) {
+                                warn(format_args!("{name}: entry {}: {note}", e.number));
+                            }
+                        }
                     }
-                    out.json(&ReportJson { file: &name, report: &report, hlo: joined })?;
+                    if sink.wants(Format::Table) {
+                        sink.table(&self.table(&name, &report, joined.as_deref())?)?;
+                    }
+                    let rows = report.entries.iter().enumerate().map(|(k, e)| FileRow {
+                        file: &name,
+                        row: EntryRow::new(e, joined.as_ref().map(|j| j[k].as_ref())),
+                    });
+                    sink.rows(rows)?;
+                    sink.json(&ReportJson {
+                        file: &name,
+                        report: report.with_dump(joined.as_deref()),
+                    })?;
                 }
-            }
-        }
-        if format == Format::Json {
-            out.line(format_args!("]}}"))?;
+                Ok(())
+            });
+            let envelope =
+                Envelope { version: REPORT_VERSION, dump: dump_json, reports: stream.files() };
+            Emitter::new(format, out).run(COLUMNS, &stream, &envelope)?;
         }
         Ok(status)
     }
 
-    /// The table of one report.
-    fn table(&self, name: &str, r: &OomReport, joined: Option<&[Option<Joined<'_>>]>) -> String {
-        let b = |n: u64| human(self.bytes, n);
+    /// The table of one report, its sizes in `--bytes` units or as the report writes them.
+    fn table(
+        &self,
+        name: &str,
+        r: &OomReport,
+        joined: Option<&[Option<Joined<'_>>]>,
+    ) -> Result<String, Failure> {
+        let unit = self.bytes.unwrap_or(if r.iec() { Units::Iec } else { Units::Oom });
+        let b = |n: u64| human(unit, n);
         let mut s = String::new();
         let what = match r.kind {
-            xlayout::oom::Kind::Tpu => "TPU out-of-memory report",
-            xlayout::oom::Kind::Gpu => "XLA:GPU buffer assignment report",
-            xlayout::oom::Kind::Unknown => "report",
+            Kind::Tpu => "TPU out-of-memory report",
+            Kind::Gpu => "XLA:GPU buffer assignment report",
+            Kind::Runtime => "TPU runtime out of memory",
+            Kind::Unknown => "report",
         };
         let _ = write!(s, "{name}: {what}");
         if let Some(c) = &r.error_code {
@@ -132,10 +200,42 @@ impl Oom {
                 let _ = write!(s, ", {x} over");
             }
         }
-        if let Some(a) = text(&r.allocating) {
-            let _ = write!(s, ": failed to allocate {a} bytes");
+        if let Some(a) = &r.allocating {
+            let _ = write!(s, ": failed to allocate {} bytes", a.text);
+        }
+        if let Some(x) = &r.runtime {
+            let _ = write!(s, ": could not {} {}", x.action, x.requested.text);
+            if let Some(m) = &x.memory_space {
+                let _ = write!(s, " ({m})");
+            }
+            let figures: Vec<String> =
+                [("free", &x.free), ("reserved", &x.reserved), ("reservable", &x.reservable)]
+                    .iter()
+                    .filter_map(|(w, p)| p.as_ref().map(|p| format!("{} {w}", p.text)))
+                    .collect();
+            if !figures.is_empty() {
+                let _ = write!(s, "; {}", figures.join(", "));
+            }
+            if let Some(short) = x.short_by {
+                let _ = write!(s, "; short by about {} (the figures are rounded)", b(short));
+            }
+        }
+        if r.missing() == Some("no out-of-memory report found") {
+            s += ": no out-of-memory report found";
         }
         s.push('\n');
+        if !r.stats.is_empty() {
+            s += "BufferAssignment stats:\n";
+            let rows: Vec<Vec<String>> = r
+                .stats
+                .iter()
+                .map(|p| {
+                    let note = p.note.as_ref().map_or_else(String::new, |n| format!(" {n}"));
+                    vec![p.name.clone(), format!("{}{note}", p.size.text)]
+                })
+                .collect();
+            s += &aligned(&rows, "  ");
+        }
         if let Some(h) = &r.hlo_temp {
             let _ = write!(s, "HLO temp {}", h.size.text);
             if let Some(u) = &h.utilization {
@@ -152,7 +252,13 @@ impl Oom {
             }
             s.push('\n');
         }
+        if let Some(why) = r.missing().filter(|w| *w != "no out-of-memory report found") {
+            let _ = writeln!(s, "{why}");
+        }
         let t = &r.totals;
+        if r.entries.is_empty() {
+            return Ok(s);
+        }
         let _ = writeln!(
             s,
             "{} {} ({} with a readable shape, {} agreeing with it): {} listed, {} of data, {} padding{}",
@@ -165,47 +271,35 @@ impl Oom {
             b(t.sizes.padding_bytes()),
             t.padding_percent.as_ref().map_or_else(String::new, |p| format!(" ({p}% of it)"))
         );
-        if r.entries.is_empty() {
-            return s;
-        }
-        let mut rows = vec![[
-            "#",
-            "printed",
-            "size",
-            "data",
-            "padding",
-            "x",
-            "agrees",
-            "shape",
-            "instruction",
-            "why",
-            "better layout",
-        ]
-        .map(String::from)
-        .to_vec()];
+        let shape = |f: &Fields| match f.get("recomputed_shape") {
+            Cell::Null => f.text("shape"),
+            cell => cell.to_string(),
+        };
+        let instruction = |f: &Fields| match f.get("instruction") {
+            Cell::Null => f.text("opcode"),
+            cell => cell.to_string(),
+        };
+        let why = |f: &Fields| output::why(f, "causes");
+        let better = |f: &Fields| output::better(f, "best_layout", "best_bytes", unit);
+        let columns = [
+            &Column::Field("#", "entry"),
+            &Column::Field("printed", "printed_size"),
+            &Column::Bytes("size", "size_bytes"),
+            &Column::Bytes("data", "logical_bytes"),
+            &Column::Bytes("padding", "padding_bytes"),
+            &Column::Times("x", "expansion"),
+            &Column::Field("agrees", "agrees"),
+            &Column::Made("shape", &shape),
+            &Column::Made("instruction", &instruction),
+            &Column::Made("why", &why),
+            &Column::Made("better layout", &better),
+        ];
+        let rows = r.entries.iter().map(|e| EntryRow::new(e, None));
+        let table = row_table(rows, &columns, unit)?;
         let mut notes = Vec::new();
         for (k, e) in r.entries.iter().enumerate() {
             let x = e.recomputed.as_ref();
-            let sizes = x.map(|x| x.sizes);
             let dash = || String::from("-");
-            let instruction =
-                e.instruction.clone().or_else(|| e.opcode.clone()).unwrap_or_else(dash);
-            rows.push(vec![
-                e.number.to_string(),
-                e.size.as_ref().map_or_else(dash, |p| p.text.clone()),
-                sizes.map_or_else(dash, |z| b(z.array_bytes)),
-                sizes.map_or_else(dash, |z| b(z.logical_bytes)),
-                sizes.map_or_else(dash, |z| b(z.padding_bytes())),
-                x.and_then(|x| x.expansion.clone()).map_or_else(dash, |v| format!("{v}x")),
-                agrees(e).to_string(),
-                x.map_or_else(|| e.shape.clone().unwrap_or_else(dash), |x| x.shape.clone()),
-                instruction,
-                x.map_or_else(dash, |x| {
-                    or_dash(x.causes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
-                }),
-                x.and_then(|x| x.best_layout.as_ref())
-                    .map_or_else(dash, |l| format!("{} {}", l.layout, b(l.array_bytes))),
-            ]);
             if let Some(t) = x.and_then(|x| x.inferred_tiling.as_ref()) {
                 notes.push(format!("entry {}: printed without tiles; the TPU default tiling T{t} gives the printed size (inferred)", e.number));
             }
@@ -247,70 +341,55 @@ impl Oom {
                 let source = e.source.as_ref().map_or_else(String::new, |s| format!(" ({s})"));
                 notes.push(format!("entry {}: op_name {op}{source}", e.number));
             }
-            if let Some(j) = joined.and_then(|j| j[k].as_ref()) {
-                let source = j.source.as_ref().map_or_else(String::new, |s| format!(", from {s}"));
-                notes.push(format!(
-                    "entry {}: in the dump at line {}: {} = {} {}{source}",
-                    e.number,
-                    j.line,
-                    e.instruction.as_deref().unwrap_or("-"),
-                    j.shape,
-                    j.opcode
-                ));
+            if let Some(j) = joined {
+                let j = j.get(k).and_then(Option::as_ref);
+                if let Some(j) = j {
+                    let source =
+                        j.source.as_ref().map_or_else(String::new, |s| format!(", from {s}"));
+                    notes.push(format!(
+                        "entry {}: in the dump at line {}: {} = {} {}{source}",
+                        e.number,
+                        j.line,
+                        e.instruction.as_deref().unwrap_or("-"),
+                        j.shape,
+                        j.opcode
+                    ));
+                }
+                if let Some(note) = dump_note(e, j) {
+                    notes.push(format!("entry {}: {note}", e.number));
+                }
             }
         }
         s.push('\n');
-        s += &aligned(&rows, "  ");
+        s += &table;
         if !notes.is_empty() {
             s.push('\n');
             for n in notes {
                 let _ = writeln!(s, "  {n}");
             }
         }
-        s
+        Ok(s)
     }
 }
 
-/// `yes`, `no` or `-` (no readable shape).
-fn agrees(e: &Entry) -> &'static str {
-    match &e.recomputed {
-        Some(x) if x.agrees.all() => "yes",
-        Some(_) => "no",
-        None => "-",
+/// What the dump says against the entry: its instruction has another shape, or is not in
+/// it.
+fn dump_note(e: &Entry, j: Option<&Joined<'_>>) -> Option<String> {
+    match (j, e.instruction.as_deref()) {
+        (Some(j), _) => j.difference(e),
+        (None, Some(name)) => Some(format!("`{name}` is not in the dump")),
+        (None, None) => None,
     }
 }
 
-fn row_fields(file: &str, e: &Entry, j: Option<&Joined<'_>>) -> Vec<String> {
-    let dash = || String::from("-");
-    let x = e.recomputed.as_ref();
-    let sizes = x.map(|x| x.sizes);
-    let printed = |p: &Option<Printed>| p.as_ref().map_or_else(dash, |p| p.text.clone());
-    vec![
-        file.to_string(),
-        e.number.to_string(),
-        e.memory_space.clone().unwrap_or_else(dash),
-        e.shape.clone().unwrap_or_else(dash),
-        printed(&e.size),
-        sizes.map_or_else(dash, |z| z.array_bytes.to_string()),
-        sizes.map_or_else(dash, |z| z.logical_bytes.to_string()),
-        sizes.map_or_else(dash, |z| z.padding_bytes().to_string()),
-        x.and_then(|x| x.expansion.clone()).unwrap_or_else(dash),
-        agrees(e).to_string(),
-        x.and_then(|x| x.inferred_tiling.clone()).unwrap_or_else(dash),
-        e.instruction.clone().unwrap_or_else(dash),
-        e.op_name.clone().unwrap_or_else(dash),
-        printed(&e.unpadded),
-        printed(&e.padding),
-        e.printed_expansion.clone().unwrap_or_else(dash),
-        e.allocation_type.clone().unwrap_or_else(dash),
-        e.opcode.clone().unwrap_or_else(dash),
-        e.source.clone().unwrap_or_else(dash),
-        x.map_or_else(dash, |x| {
-            or_dash(x.causes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
-        }),
-        x.and_then(|x| x.best_layout.as_ref()).map_or_else(dash, |l| l.layout.clone()),
-        x.and_then(|x| x.best_layout.as_ref()).map_or_else(dash, |l| l.array_bytes.to_string()),
-        j.map_or_else(dash, |j| j.shape.to_string()),
-        j.and_then(|j| j.source.clone()).unwrap_or_else(dash),
-    ]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_the_rows_keys() {
+        let r = OomReport::parse("1. Size: 512B\n   Shape: f32[10]{0:T(128)}\n");
+        let row = FileRow { file: "f", row: EntryRow::new(&r.entries[0], None) };
+        assert_eq!(super::super::output::keys(&row), COLUMNS);
+    }
 }

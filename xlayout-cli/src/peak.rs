@@ -1,30 +1,36 @@
-//! `xlayout hlo --peak`: [`xlayout::hlo::Peak`] for each file, with XLA's own live ranges
-//! and buffer assignment beside it when there are some, printed as a table for people or
-//! as TSV, CSV or JSON for scripts. No analysis happens here.
+//! `xlayout peak`: [`xlayout::hlo::Peak`] for each file, with XLA's own live ranges and
+//! buffer assignment beside it when there are some, held to `--budget` and
+//! `--max-expansion`, printed as a table for people, as TSV, CSV or JSON for scripts, and
+//! as the HTML report. No analysis happens here.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use xlayout::draw;
 use xlayout::hlo::{
-    decode, dumps_beside, size_differences, Analysis, BufferAssignment, LiveRangeDump, Module,
-    Peak, PeakRow, PeakSummary, SizeDifference, REPORT_VERSION,
+    Analysis, LiveRangeDump, Module, Peak, PeakRow, PeakSummary, Report, ReportOptions,
+    REPORT_VERSION,
 };
 
-use super::args::{Format, Hlo};
-use super::io::{self, Failure, Out, Stdin};
-use super::output::{aligned, count, csv_line, record, warn};
+use super::args::{Format, Peak as PeakArgs};
+use super::dump::{self, XlaAssignment};
+use super::io::{Failure, Out, Stdin};
+use super::output::{
+    aligned, both, chosen_format, count, human, module_inputs, row_table, warn, Column, Emitter,
+    Fields, Files, Sink, Stream,
+};
 use super::Status;
 
-/// The TSV and CSV header of `--peak`: one row per value XLA lists at its peak, in its
-/// order (a contract with scripts, like the report's columns).
-const COLUMNS: [&str; 15] = [
+/// The TSV and CSV header: `file`, `peak_step`, then the keys of a JSON value row
+/// ([`PeakRow`]); one row per value XLA lists at the peak, in its order (a contract with
+/// scripts, like the report's columns).
+pub const COLUMNS: &[&str] = &[
     "file",
     "peak_step",
     "instruction",
-    "shape_index",
     "computation",
     "opcode",
+    "shape_index",
     "shape",
     "phi",
     "bytes",
@@ -36,6 +42,15 @@ const COLUMNS: [&str; 15] = [
     "op_name",
 ];
 
+/// A TSV row: the file and its peak step, then a value.
+#[derive(Serialize)]
+struct FileRow<'a> {
+    file: &'a str,
+    peak_step: u32,
+    #[serde(flatten)]
+    row: &'a PeakRow<'a>,
+}
+
 /// XLA's own peak, read from its live-range file, next to the project's.
 #[derive(Serialize)]
 struct XlaLiveRange {
@@ -45,16 +60,6 @@ struct XlaLiveRange {
     peak_bytes: Option<u64>,
     /// Whether XLA's step and bytes are the project's.
     agrees: bool,
-}
-
-/// XLA's buffer assignment and the values it sizes differently.
-#[derive(Serialize)]
-struct XlaAssignment {
-    file: String,
-    allocations: usize,
-    total_bytes: u64,
-    values: usize,
-    size_differences: Vec<SizeDifference>,
 }
 
 /// One file in the JSON output.
@@ -69,319 +74,341 @@ struct FileJson<'a> {
     xla_buffer_assignment: Option<XlaAssignment>,
 }
 
-pub(super) fn run(args: &Hlo, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
-    let (files, mut status) = args.files()?;
-    if args.buffer_assignment.is_some() && files.len() != 1 {
-        let message = format!(
-            "--buffer-assignment compares with one module, and {} module files were given",
-            files.len()
-        );
-        return Err(Failure::Usage(clap::Error::raw(
-            clap::error::ErrorKind::ArgumentConflict,
-            message + "\n",
-        )));
+/// The JSON output: `{"version", "files": [...]}`.
+#[derive(Serialize)]
+struct Envelope<'a, 's> {
+    version: u32,
+    files: Files<'a, 's>,
+}
+
+impl PeakArgs {
+    pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
+        let (files, status) = module_inputs(&self.inputs, self.stage)?;
+        dump::one_module(&self.buffer_assignment, &files)?;
+        dump::with_page(self.html.as_deref(), out, |out, page| {
+            self.peaks(&files, status, stdin, out, page)
+        })
     }
-    let format = args.format();
-    match format {
-        Format::Tsv => out.line(format_args!("{}", COLUMNS.join("\t")))?,
-        Format::Csv => out.text(&csv_line(&COLUMNS))?,
-        Format::Json => out.text(&format!("{{\"version\":{REPORT_VERSION},\"files\":["))?,
-        Format::Table => {}
+
+    fn peaks(
+        &self,
+        files: &[std::path::PathBuf],
+        mut status: Status,
+        stdin: &mut Stdin<'_>,
+        out: &mut Out<'_>,
+        page: &mut Option<draw::HtmlPage>,
+    ) -> Result<Status, Failure> {
+        let format = chosen_format(self.format);
+        {
+            let stream = Stream::new(|sink| {
+                for file in files {
+                    let (name, text, problems) = dump::read_module(file, stdin)?;
+                    let mut module = Module::parse(&text);
+                    module.add_diagnostics(problems);
+                    status |= dump::diagnostics(&name, &module);
+                    let analysis = Analysis::new(&module);
+                    let peak = Peak::new(&analysis);
+                    let mut summary = peak.summary(&module, 0);
+                    summary.live = self.listed(&module, &peak);
+                    let (assignment, live_range) =
+                        dump::beside(file, self.buffer_assignment.as_deref());
+                    let xla = dump::read_beside(live_range, stdin)?.map(|(file, text)| {
+                        let d = LiveRangeDump::parse(&text);
+                        for p in &d.problems {
+                            status = 1;
+                            warn(format_args!("{file}:{}: {}", p.line, p.message));
+                        }
+                        let agrees = d.peak_step == Some(u64::from(summary.peak_step))
+                            && d.peak_bytes() == Some(summary.peak_bytes);
+                        XlaLiveRange {
+                            file,
+                            steps: d.max,
+                            peak_step: d.peak_step,
+                            peak_bytes: d.peak_bytes(),
+                            agrees,
+                        }
+                    });
+                    let assignment = dump::assignment(assignment, stdin, &analysis, &mut status)?;
+                    if let Some(budget) = self.budget {
+                        status |= dump::check_budget(&name, budget, &module, Some(&peak));
+                    }
+                    status |= self.expansions(&name, &module, &peak);
+                    if let Some(page) = page.as_mut() {
+                        let report = Report::new(
+                            &analysis,
+                            ReportOptions { top: self.top, ..ReportOptions::default() },
+                        );
+                        let html = draw::HtmlOptions {
+                            source: name.clone(),
+                            xla_allocated_bytes: assignment.as_ref().map(|x| x.total_bytes),
+                            ..draw::HtmlOptions::default()
+                        };
+                        page.add_with_peak(&report, Some(&peak), &html);
+                    }
+                    let f = FileJson {
+                        file: &name,
+                        module: module.name,
+                        scheduled: module.is_scheduled,
+                        peak: summary,
+                        xla_live_range: xla,
+                        xla_buffer_assignment: assignment,
+                    };
+                    self.emit(sink, &f)?;
+                }
+                Ok(())
+            });
+            let envelope = Envelope { version: REPORT_VERSION, files: stream.files() };
+            Emitter::new(format, out).run(COLUMNS, &stream, &envelope)?;
+        }
+        Ok(status)
     }
-    for (n, file) in files.iter().enumerate() {
-        let (name, bytes) = io::read_file(file, stdin)?;
-        let (text, problems) = decode(&bytes);
-        let mut module = Module::parse(&text);
-        module.add_diagnostics(problems);
-        for d in &module.diagnostics {
+
+    fn emit(&self, sink: &mut Sink<'_, '_>, f: &FileJson<'_>) -> Result<(), Failure> {
+        if sink.wants(Format::Table) {
+            sink.table(&self.table(f)?)?;
+        }
+        let step = f.peak.peak_step;
+        sink.rows(f.peak.live.iter().map(|row| FileRow { file: f.file, peak_step: step, row }))?;
+        sink.json(f)
+    }
+
+    /// The values of XLA's list at the peak that `--min-bytes` and `--top` keep, with the
+    /// cumulative column over the whole list; only those kept are made into rows.
+    fn listed<'a>(&self, m: &'a Module<'_>, peak: &Peak) -> Vec<PeakRow<'a>> {
+        let mut total = 0u64;
+        let mut rows = Vec::new();
+        for &v in &peak.xla.live {
+            let bytes = peak.values[v].sizes.map_or(0, |s| s.bytes);
+            total = total.saturating_add(bytes);
+            // The list is largest first: nothing after a value below --min-bytes is kept.
+            if bytes < self.min_bytes || rows.len() >= self.top {
+                break;
+            }
+            rows.push(peak.row(m, v, total));
+        }
+        rows
+    }
+
+    /// Reports the values live at the peak that take more than `--max-expansion` times
+    /// their data with tiling padding; 1 if any.
+    fn expansions(&self, name: &str, m: &Module<'_>, peak: &Peak) -> Status {
+        let Some(x) = &self.max_expansion else { return 0 };
+        let mut status = 0;
+        for &v in &peak.xla.live {
+            let value = &peak.values[v];
+            let Some(s) = value.sizes else { continue };
+            let over = u128::from(s.array_bytes).saturating_mul(x.den)
+                > u128::from(s.logical_bytes).saturating_mul(x.num);
+            if !over {
+                continue;
+            }
             status = 1;
-            warn(format_args!("{name}:{d}"));
+            let ins = &m.instructions[value.instruction];
+            let e = xlayout::hlo::Ratio::new(s.array_bytes, s.logical_bytes)
+                .map_or_else(|| String::from("unbounded"), |e| e.to_string());
+            warn(format_args!(
+                "{name}:{}: {}{} live at the peak takes {e}x its data ({} for {}), more than \
+                 --max-expansion {}",
+                ins.line,
+                ins.name,
+                index_text(&value.shape_index),
+                s.array_bytes,
+                s.logical_bytes,
+                x.text
+            ));
         }
-        let analysis = Analysis::new(&module);
-        let peak = Peak::new(&analysis);
-        let summary = peak.summary(&module, args.top);
-        let beside = if file.as_path() == Path::new("-") {
-            (args.buffer_assignment.clone(), None)
-        } else {
-            dumps_beside(file, args.buffer_assignment.as_deref())
+        status
+    }
+
+    fn size(&self, n: u64) -> String {
+        human(self.bytes, n)
+    }
+
+    /// The table of one file.
+    fn table(&self, f: &FileJson<'_>) -> Result<String, Failure> {
+        let p = &f.peak;
+        let b = |n: u64| self.size(n);
+        let mut s = String::new();
+        let module = match f.module {
+            Some(m) => {
+                format!("module {m}{}", if f.scheduled { ", scheduled" } else { ", not scheduled" })
+            }
+            None => String::from("no HloModule line"),
         };
-        let xla = read_beside(beside.1, stdin)?.map(|(file, text)| {
-            let d = LiveRangeDump::parse(&text);
-            for p in &d.problems {
-                status = 1;
-                warn(format_args!("{file}:{}: {}", p.line, p.message));
-            }
-            let agrees = d.peak_step == Some(u64::from(summary.peak_step))
-                && d.peak_bytes() == Some(summary.peak_bytes);
-            XlaLiveRange {
-                file,
-                steps: d.max,
-                peak_step: d.peak_step,
-                peak_bytes: d.peak_bytes(),
-                agrees,
-            }
-        });
-        let assignment = read_beside(beside.0, stdin)?.map(|(file, text)| {
-            let b = BufferAssignment::parse(&text);
-            for p in &b.problems {
-                status = 1;
-                warn(format_args!("{file}:{}: {}", p.line, p.message));
-            }
-            XlaAssignment {
-                file,
-                allocations: b.allocations.len(),
-                total_bytes: b.total_bytes(),
-                values: b.allocations.iter().map(|a| a.values.len()).sum(),
-                size_differences: size_differences(&b, &analysis),
-            }
-        });
-        let f = FileJson {
-            file: &name,
-            module: module.name,
-            scheduled: module.is_scheduled,
-            peak: summary,
-            xla_live_range: xla,
-            xla_buffer_assignment: assignment,
-        };
-        match format {
-            Format::Table => {
-                if n > 0 {
-                    out.text("\n")?;
-                }
-                out.text(&table(args, &f))?;
-            }
-            Format::Tsv | Format::Csv => {
-                let mut buf = String::new();
-                for r in &f.peak.live {
-                    buf += &record(format, &row_fields(&name, f.peak.peak_step, r));
-                }
-                out.text(&buf)?;
-            }
-            Format::Json => {
-                if n > 0 {
-                    out.text(",")?;
-                }
-                out.json(&f)?;
-            }
-        }
-    }
-    if format == Format::Json {
-        out.line(format_args!("]}}"))?;
-    }
-    Ok(status)
-}
-
-/// The name and text of a file beside the module, if there is one; a file named with
-/// `--buffer-assignment` that cannot be read is a failure.
-fn read_beside(
-    path: Option<PathBuf>,
-    stdin: &mut Stdin<'_>,
-) -> Result<Option<(String, String)>, Failure> {
-    let Some(path) = path else { return Ok(None) };
-    let (name, bytes) = io::read_file(&path, stdin)?;
-    Ok(Some((name, decode(&bytes).0.into_owned())))
-}
-
-/// A value as XLA names it: `name{1,0}` for a tuple element, `name` for a whole result.
-fn value_name(r: &PeakRow<'_>) -> String {
-    if r.shape_index.is_empty() {
-        // A tuple's own value (its index table) as XLA writes it, apart from its elements.
-        let table = if r.shape.starts_with('(') { "{}" } else { "" };
-        return format!("{}{table}", r.instruction);
-    }
-    let index: Vec<String> = r.shape_index.iter().map(ToString::to_string).collect();
-    format!("{}{{{}}}", r.instruction, index.join(","))
-}
-
-fn row_fields(file: &str, step: u32, r: &PeakRow<'_>) -> Vec<String> {
-    let index: Vec<String> = r.shape_index.iter().map(ToString::to_string).collect();
-    vec![
-        file.to_string(),
-        step.to_string(),
-        r.instruction.to_string(),
-        format!("{{{}}}", index.join(",")),
-        r.computation.unwrap_or("-").to_string(),
-        r.opcode.to_string(),
-        r.shape.clone(),
-        String::from(if r.phi { "yes" } else { "no" }),
-        r.bytes.to_string(),
-        r.array_bytes.to_string(),
-        r.logical_bytes.to_string(),
-        r.cumulative_bytes.to_string(),
-        r.start.to_string(),
-        r.end.to_string(),
-        r.op_name.unwrap_or("-").to_string(),
-    ]
-}
-
-/// A size in the `--bytes` units, with the exact count beside it unless exact already.
-fn both(args: &Hlo, n: u64) -> String {
-    let shown = args.size(n);
-    if shown == n.to_string() {
-        shown
-    } else {
-        format!("{shown} ({n} bytes)")
-    }
-}
-
-/// The table of one file.
-fn table(args: &Hlo, f: &FileJson<'_>) -> String {
-    let p = &f.peak;
-    let b = |n: u64| args.size(n);
-    let mut s = String::new();
-    let module = match f.module {
-        Some(m) => {
-            format!("module {m}{}", if f.scheduled { ", scheduled" } else { ", not scheduled" })
-        }
-        None => String::from("no HloModule line"),
-    };
-    let _ = writeln!(
-        s,
-        "{}: {module}; {}, {} with a live range",
-        f.file,
-        count(p.steps, "step"),
-        count(p.values, "value")
-    );
-    let at = |step: u32, name: Option<&str>| match name {
-        Some(n) => format!("step {step} ({n})"),
-        None => format!("step {step}"),
-    };
-    let where_ = match (p.peak_instruction, p.peak_opcode, p.peak_computation) {
-        (Some(i), Some(o), Some(c)) => format!("step {}, {i} ({o} in {c})", p.peak_step),
-        _ => format!("step {}", p.peak_step),
-    };
-    let _ = writeln!(
-        s,
-        "peak by XLA's rule (HloLiveRange): {where_}: {} live; {} allocated with padding, {} of data",
-        both(args, p.peak_bytes),
-        b(p.peak_array_bytes),
-        b(p.peak_logical_bytes)
-    );
-    let hw = &p.high_water;
-    let _ = writeln!(
-        s,
-        "largest live total: {} at {}; with padding {} at {}; data {} at {}",
-        both(args, hw.bytes.total),
-        at(hw.bytes.step, hw.bytes.instruction),
-        b(hw.array_bytes.total),
-        at(hw.array_bytes.step, hw.array_bytes.instruction),
-        b(hw.logical_bytes.total),
-        at(hw.logical_bytes.step, hw.logical_bytes.instruction),
-    );
-    if let Some(x) = &f.xla_live_range {
-        let theirs = match (x.peak_step, x.peak_bytes) {
-            (Some(step), Some(bytes)) => format!("peak at step {step}, {bytes} bytes"),
-            _ => String::from("no peak in it"),
-        };
-        let verdict = if x.agrees { "the same" } else { "NOT the same as the project's" };
-        let _ = writeln!(s, "XLA's live ranges ({}): {theirs}: {verdict}", x.file);
-    }
-    if let Some(a) = &f.xla_buffer_assignment {
-        let _ = write!(
+        let _ = writeln!(
             s,
-            "XLA's buffer assignment ({}): {}, {} in all; ",
-            a.file,
-            count(a.allocations, "allocation"),
-            b(a.total_bytes)
+            "{}: {module}; {}, {} with a live range",
+            f.file,
+            count(p.steps, "step"),
+            count(p.values, "value")
         );
-        if a.size_differences.is_empty() {
-            let _ = writeln!(s, "all {} values have the project's sizes", a.values);
-        } else {
-            let _ = writeln!(
-                s,
-                "{} of {} values sized differently:",
-                a.size_differences.len(),
-                a.values
-            );
-            let mut rows =
-                vec![["value", "allocation", "XLA", "ArraySize here", "ByteSizeOf here", "shape"]
-                    .map(String::from)
-                    .to_vec()];
-            for d in &a.size_differences {
-                let v = &d.value;
-                let index: Vec<String> = v.shape_index.iter().map(ToString::to_string).collect();
-                let name = if index.is_empty() {
-                    v.instruction.clone()
-                } else {
-                    format!("{}{{{}}}", v.instruction, index.join(","))
-                };
-                let here = |n: Option<u64>| n.map_or_else(|| String::from("-"), |n| n.to_string());
-                rows.push(vec![
-                    name,
-                    d.allocation.to_string(),
-                    v.size.to_string(),
-                    here(d.array_bytes),
-                    here(d.bytes),
-                    v.shape.clone(),
-                ]);
-            }
-            s += &aligned(&rows, "  ");
-        }
-    }
-    if !p.exact {
-        s += "not modelled (these figures follow the rules that are; see the bounds):\n";
-        for n in &p.not_modelled {
-            let names = if n.instructions.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ": {}{}",
-                    n.instructions.join(", "),
-                    if n.count > n.instructions.len() { ", ..." } else { "" }
-                )
-            };
-            let _ = writeln!(s, "  {} ({}){names}", n.description, count(n.count, "instruction"));
-        }
-        if let Some(bounds) = &p.bounds {
-            let range = |x: &xlayout::hlo::Bound| match x.upper {
-                Some(u) => format!("between {} and {}", b(x.lower), b(u)),
-                None => format!("at least {} (no upper bound: a value has no size)", b(x.lower)),
-            };
-            let _ = writeln!(
-                s,
-                "  the largest live total lies {}; with padding {}; data {}",
-                range(&bounds.bytes),
-                range(&bounds.array_bytes),
-                range(&bounds.logical_bytes)
-            );
-        }
-    }
-    if !p.live.is_empty() {
-        let shown = if p.live.len() < p.live_count {
-            format!("the {} largest of {}", p.live.len(), p.live_count)
-        } else {
-            count(p.live_count, "value")
+        let at = |step: u32, name: Option<&str>| match name {
+            Some(n) => format!("step {step} ({n})"),
+            None => format!("step {step}"),
         };
-        let _ = writeln!(s, "\nlive at step {} (XLA's list, largest first: {shown}):", p.peak_step);
-        let mut rows = vec![[
-            "bytes",
-            "cumulative",
-            "allocated",
-            "data",
-            "value",
-            "opcode",
-            "computation",
-            "shape",
-            "live",
-            "op_name",
-        ]
-        .map(String::from)
-        .to_vec()];
-        for r in &p.live {
-            rows.push(vec![
-                b(r.bytes),
-                b(r.cumulative_bytes),
-                b(r.array_bytes),
-                b(r.logical_bytes),
-                value_name(r),
-                r.opcode.to_string(),
-                r.computation.unwrap_or("-").to_string(),
-                r.shape.clone(),
-                format!("{}-{}", r.start, r.end),
-                r.op_name.unwrap_or("-").to_string(),
-            ]);
+        let where_ = match (p.peak_instruction, p.peak_opcode, p.peak_computation) {
+            (Some(i), Some(o), Some(c)) => format!("step {}, {i} ({o} in {c})", p.peak_step),
+            _ => format!("step {}", p.peak_step),
+        };
+        let _ = writeln!(
+            s,
+            "peak by XLA's rule (HloLiveRange): {where_}: {} live; {} allocated with padding, {} of data",
+            both(self.bytes, p.peak_bytes),
+            b(p.peak_array_bytes),
+            b(p.peak_logical_bytes)
+        );
+        let hw = &p.high_water;
+        let _ = writeln!(
+            s,
+            "largest live total: {} at {}; with padding {} at {}; data {} at {}",
+            both(self.bytes, hw.bytes.total),
+            at(hw.bytes.step, hw.bytes.instruction),
+            b(hw.array_bytes.total),
+            at(hw.array_bytes.step, hw.array_bytes.instruction),
+            b(hw.logical_bytes.total),
+            at(hw.logical_bytes.step, hw.logical_bytes.instruction),
+        );
+        if let Some(x) = &f.xla_live_range {
+            let theirs = match (x.peak_step, x.peak_bytes) {
+                (Some(step), Some(bytes)) => format!("peak at step {step}, {bytes} bytes"),
+                _ => String::from("no peak in it"),
+            };
+            let verdict = if x.agrees { "the same" } else { "NOT the same as the project's" };
+            let _ = writeln!(s, "XLA's live ranges ({}): {theirs}: {verdict}", x.file);
         }
-        s += &aligned(&rows, "  ");
+        if let Some(a) = &f.xla_buffer_assignment {
+            let _ = write!(
+                s,
+                "XLA's buffer assignment ({}): {}, {} in all; ",
+                a.file,
+                count(a.allocations, "allocation"),
+                b(a.total_bytes)
+            );
+            if a.size_differences.is_empty() {
+                let _ = writeln!(s, "all {} values have the project's sizes", a.values);
+            } else {
+                let _ = writeln!(
+                    s,
+                    "{} of {} values sized differently:",
+                    a.size_differences.len(),
+                    a.values
+                );
+                let mut rows = vec![[
+                    "value",
+                    "allocation",
+                    "XLA",
+                    "ArraySize here",
+                    "ByteSizeOf here",
+                    "shape",
+                ]
+                .map(String::from)
+                .to_vec()];
+                for d in &a.size_differences {
+                    let v = &d.value;
+                    let name = format!("{}{}", v.instruction, index_text(&v.shape_index));
+                    let here =
+                        |n: Option<u64>| n.map_or_else(|| String::from("-"), |n| n.to_string());
+                    rows.push(vec![
+                        name,
+                        d.allocation.to_string(),
+                        v.size.to_string(),
+                        here(d.array_bytes),
+                        here(d.bytes),
+                        v.shape.clone(),
+                    ]);
+                }
+                s += &aligned(&rows, "  ");
+            }
+        }
+        if !p.exact {
+            s += "not modelled (these figures follow the rules that are; see the bounds):\n";
+            for n in &p.not_modelled {
+                let names = if n.instructions.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ": {}{}",
+                        n.instructions.join(", "),
+                        if n.count > n.instructions.len() { ", ..." } else { "" }
+                    )
+                };
+                let _ =
+                    writeln!(s, "  {} ({}){names}", n.description, count(n.count, "instruction"));
+            }
+            if let Some(bounds) = &p.bounds {
+                let range = |x: &xlayout::hlo::Bound| match x.upper {
+                    Some(u) => format!("between {} and {}", b(x.lower), b(u)),
+                    None => {
+                        format!("at least {} (no upper bound: a value has no size)", b(x.lower))
+                    }
+                };
+                let _ = writeln!(
+                    s,
+                    "  the largest live total lies {}; with padding {}; data {}",
+                    range(&bounds.bytes),
+                    range(&bounds.array_bytes),
+                    range(&bounds.logical_bytes)
+                );
+            }
+        }
+        if !p.live.is_empty() {
+            let shown = if p.live.len() < p.live_count {
+                format!("the {} largest of {}", p.live.len(), p.live_count)
+            } else {
+                count(p.live_count, "value")
+            };
+            let _ =
+                writeln!(s, "\nlive at step {} (XLA's list, largest first: {shown}):", p.peak_step);
+            let value = |f: &Fields| {
+                let index = f.text("shape_index");
+                let whole = f.text("shape").starts_with('(');
+                match (index.as_str(), whole) {
+                    // A tuple's own value (its index table), apart from its elements.
+                    ("", true) => format!("{}{{}}", f.text("instruction")),
+                    ("", false) => f.text("instruction"),
+                    (i, _) => format!("{}{{{i}}}", f.text("instruction")),
+                }
+            };
+            let live = |f: &Fields| format!("{}-{}", f.text("start"), f.text("end"));
+            let columns = [
+                &Column::Bytes("bytes", "bytes"),
+                &Column::Bytes("cumulative", "cumulative_bytes"),
+                &Column::Bytes("allocated", "array_bytes"),
+                &Column::Bytes("data", "logical_bytes"),
+                &Column::Made("value", &value),
+                &Column::Field("opcode", "opcode"),
+                &Column::Field("computation", "computation"),
+                &Column::Field("shape", "shape"),
+                &Column::Made("live", &live),
+                &Column::Field("op_name", "op_name"),
+            ];
+            s += &row_table(&p.live, &columns, self.bytes)?;
+        }
+        Ok(s)
     }
-    s
+}
+
+/// `{1,0}` after a value's instruction for a tuple element; nothing for a whole result.
+fn index_text<N: ToString>(index: &[N]) -> String {
+    if index.is_empty() {
+        return String::new();
+    }
+    let index: Vec<String> = index.iter().map(ToString::to_string).collect();
+    format!("{{{}}}", index.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_the_rows_keys() {
+        let m = Module::parse(
+            "HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n",
+        );
+        let peak = Peak::new(&Analysis::new(&m));
+        let rows = peak.live_rows(&m, 1);
+        let row = FileRow { file: "f", peak_step: 0, row: &rows[0] };
+        assert_eq!(super::super::output::keys(&row), COLUMNS);
+    }
 }

@@ -53,6 +53,7 @@ mod phi;
 mod report;
 mod schedule;
 mod sweep;
+mod timeline;
 pub(crate) mod tree;
 
 use serde::Serialize;
@@ -63,6 +64,7 @@ use dataflow::{Dataflow, FlowId};
 pub use liveness::LiveRange;
 pub use report::{HighWaterRows, MarkRow, NotModelledRow, PeakRow, PeakSummary};
 use schedule::Schedule;
+pub use timeline::{PeakSplit, StepLive};
 pub use tree::NodeSizes;
 use tree::Tree;
 

@@ -14,7 +14,7 @@ fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
 
 const OOM: &str = "tests/data/hlo/tpu_oom_shapes.txt";
 
-const HEADER: &str = "file\tline\tcomputation\tinstruction\topcode\tshape\tmemory_space\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion\towns_buffer\townership\towned_bytes\top_name\tsource\tcause\tbest_layout\tbest_bytes";
+const HEADER: &str = "file\tline\tcomputation\tinstruction\topcode\tshape\tmemory_spaces\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion\tunsized_leaves\towns_buffer\townership\towned_bytes\top_name\tsource\tcauses\tbest_layout\tbest_bytes";
 
 #[test]
 fn tsv_is_one_row_per_instruction_in_file_order() {
@@ -24,16 +24,16 @@ fn tsv_is_one_row_per_instruction_in_file_order() {
     let f = OOM;
     let expected = [
         HEADER.to_string(),
-        format!("{f}\t4\tmain.9\tArg_0.1\tparameter\ts32[8388608,8,4]{{2,1,0:T(8,128)}}\t0\t34359738368\t1073741824\t33285996544\t33285996544\t0\t32.0\tyes\towns\t34359738368\tindices\t-\td2 4 -> 128 (x32.0)\t{{0,1,2:T(8,128)}}\t1073741824"),
-        format!("{f}\t5\tmain.9\tArg_1.2\tparameter\tu32[12582912,1]{{1,0:T(8,128)}}\t0\t6442450944\t50331648\t6392119296\t6392119296\t0\t128\tyes\towns\t6442450944\tkeys\t-\td1 1 -> 128 (x128)\t{{0,1:T(8,128)}}\t402653184"),
-        format!("{f}\t6\tmain.9\tArg_2.3\tparameter\tbf16[2048,1,2048,128]{{0,1,3,2:T(4,128)(2,1)}}\t0\t4294967296\t1073741824\t3221225472\t3221225472\t0\t4.00\tyes\towns\t4294967296\tkv_cache\t-\td1 1 -> 4 (x4.00)\t{{0,3,1,2:T(4,128)(2,1)}}\t1073741824"),
-        format!("{f}\t7\tmain.9\tmask.4\tfusion\tpred[64,512,2048]{{2,1,0:T(8,128)E(32)}}\t0\t268435456\t67108864\t201326592\t0\t201326592\t4.00\tyes\towns\t268435456\tjit(oom_examples)/lt\t/srv/model/attention.py:88\tE(32) 8 -> 32 bits (x4.00)\t-\t-"),
-        format!("{f}\t8\tmain.9\tproj.5\tfusion\tbf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}}\t0\t5242880\t1638400\t3604480\t3604480\t0\t3.20\tyes\towns\t5242880\tjit(oom_examples)/dense/dot_general\t/srv/model/attention.py:97\td2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
-        format!("{f}\t9\tmain.9\ttuple.6\ttuple\t(pred[64,512,2048]{{2,1,0:T(8,128)E(32)}}, bf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}})\t0\t273678336\t68747264\t204931072\t3604480\t201326592\t3.98\tno\talias\t0\t-\t-\t{{0}}: E(32) 8 -> 32 bits (x4.00); {{1}}: d2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
+        format!("{f}\t4\tmain.9\tArg_0.1\tparameter\ts32[8388608,8,4]{{2,1,0:T(8,128)}}\t0\t34359738368\t1073741824\t33285996544\t33285996544\t0\t32.0\t0\tyes\towns\t34359738368\tindices\t-\td2 4 -> 128 (x32.0)\t{{0,1,2:T(8,128)}}\t1073741824"),
+        format!("{f}\t5\tmain.9\tArg_1.2\tparameter\tu32[12582912,1]{{1,0:T(8,128)}}\t0\t6442450944\t50331648\t6392119296\t6392119296\t0\t128\t0\tyes\towns\t6442450944\tkeys\t-\td1 1 -> 128 (x128)\t{{0,1:T(8,128)}}\t402653184"),
+        format!("{f}\t6\tmain.9\tArg_2.3\tparameter\tbf16[2048,1,2048,128]{{0,1,3,2:T(4,128)(2,1)}}\t0\t4294967296\t1073741824\t3221225472\t3221225472\t0\t4.00\t0\tyes\towns\t4294967296\tkv_cache\t-\td1 1 -> 4 (x4.00)\t{{0,3,1,2:T(4,128)(2,1)}}\t1073741824"),
+        format!("{f}\t7\tmain.9\tmask.4\tfusion\tpred[64,512,2048]{{2,1,0:T(8,128)E(32)}}\t0\t268435456\t67108864\t201326592\t0\t201326592\t4.00\t0\tyes\towns\t268435456\tjit(oom_examples)/lt\t/srv/model/attention.py:88\tE(32) 8 -> 32 bits (x4.00)\t-\t-"),
+        format!("{f}\t8\tmain.9\tproj.5\tfusion\tbf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}}\t0\t5242880\t1638400\t3604480\t3604480\t0\t3.20\t0\tyes\towns\t5242880\tjit(oom_examples)/dense/dot_general\t/srv/model/attention.py:97\td2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
+        format!("{f}\t9\tmain.9\ttuple.6\ttuple\t(pred[64,512,2048]{{2,1,0:T(8,128)E(32)}}, bf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}})\t0\t273678336\t68747264\t204931072\t3604480\t201326592\t3.98\t0\tno\talias\t0\t-\t-\t{{0}}: E(32) 8 -> 32 bits (x4.00); {{1}}: d2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
     ];
     assert_eq!(r.stdout.lines().collect::<Vec<_>>(), expected);
     // Every row has every column.
-    assert!(r.stdout.lines().all(|l| l.split('\t').count() == 21));
+    assert!(r.stdout.lines().all(|l| l.split('\t').count() == 22));
 }
 
 #[test]
@@ -41,20 +41,20 @@ fn tsv_and_csv_escape_what_would_break_a_row() {
     let dump = b"%a = f32[2]{0} parameter(0), metadata={op_name=\"tab\\there, \\\"quoted\\\"\\nnewline\"}\n";
     let r = xlayout(&["-"], dump);
     let row = r.stdout.lines().nth(1).unwrap();
-    assert_eq!(row.split('\t').nth(16), Some("tab\\there, \"quoted\"\\nnewline"));
+    assert_eq!(row.split('\t').nth(17), Some("tab\\there, \"quoted\"\\nnewline"));
     let r = xlayout(&["--format", "csv", "-"], dump);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines[0], HEADER.replace('\t', ","));
     // Quoted: the op_name holds a comma, quotes and a line end (the record spans two lines).
     assert_eq!(
         lines[1],
-        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,yes,owns,8,\"tab\there, \"\"quoted\"\""
+        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,0,yes,owns,8,\"tab\there, \"\"quoted\"\""
     );
-    assert_eq!(lines[2], "newline\",-,-,-,-");
+    assert_eq!(lines[2], "newline\",-,,-,-");
     let r = xlayout(&["--format", "csv", "tests/data/hlo/tpu_fragment.txt"], b"");
     assert_eq!(
         r.stdout.lines().nth(4),
-        Some("tests/data/hlo/tpu_fragment.txt,7,-,all-gather-start.4,all-gather-start,\"(f32[1024,500]{1,0:T(8,128)}, f32[4096,500]{1,0:T(8,128)})\",0,10485760,10240000,245760,245760,0,1.02,yes,partial,8388608,-,-,{0}: d1 500 -> 512 (x1.02); {1}: d1 500 -> 512 (x1.02),-,-")
+        Some("tests/data/hlo/tpu_fragment.txt,7,-,all-gather-start.4,all-gather-start,\"(f32[1024,500]{1,0:T(8,128)}, f32[4096,500]{1,0:T(8,128)})\",0,10485760,10240000,245760,245760,0,1.02,0,yes,partial,8388608,-,-,{0}: d1 500 -> 512 (x1.02); {1}: d1 500 -> 512 (x1.02),-,-")
     );
 }
 
@@ -63,7 +63,7 @@ fn json_is_one_object_with_exact_integers() {
     let r = xlayout(&["--format", "json", OOM, "tests/data/hlo/tpu_train_step.txt"], b"");
     assert_eq!(r.status, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 1);
+    assert_eq!(v["version"], 2);
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 2);
     let f = &files[0];
@@ -103,7 +103,8 @@ fn the_table_for_people() {
     assert_eq!(r.status, 0);
     let expected = "\
 tests/data/hlo/tpu_oom_shapes.txt: module jit_oom_examples, scheduled; 1 computation, 6 instructions, 10 lines
-owned: 5 instructions, 42.25G allocated for 2.11G of data, 40.14G padding (20.0x)
+peak: 2.30G (2467889168 bytes) live at step 5 of 6, tuple.6 (tuple in main.9), by XLA's rule (HloLiveRange)
+sum of every buffer the program owns, not its peak: 5 instructions, 42.25G allocated for 2.11G of data, 40.14G padding (20.0x)
   memory space  instructions  allocated  data   padding  x
   S(0)          5             42.25G     2.11G  40.14G   20.0x
   computation  instructions  allocated  data   padding  x
@@ -143,7 +144,7 @@ largest expansion:
     assert!(r.stdout.contains("\nowned buffers by opcode:\n  opcode     instructions  allocated  data    padding  x\n  parameter  3             42.00G     2.05G   39.95G   20.5x\n  fusion     2             261.00M    65.56M  195.44M  3.98x\n"), "{}", r.stdout);
     assert!(
         r.stdout.contains(
-            "\ntotal of 2 files: 36 instructions\nowned: 13 instructions, 42.33G allocated"
+            "\ntotal of 2 files: 36 instructions\nsum of every buffer the programs own, not a peak: 13 instructions, 42.33G allocated"
         ),
         "{}",
         r.stdout
@@ -155,7 +156,7 @@ fn groups_as_rows() {
     let r = xlayout(&["--by", "op", "tests/data/hlo/tpu_train_step.txt"], b"");
     let f = "tests/data/hlo/tpu_train_step.txt";
     let expected = [
-        "file\tby\tkey\tinstructions\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion".to_string(),
+        "file\tgroup_by\tkey\tinstructions\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion".to_string(),
         format!("{f}\top\t-\t1\t20971524\t20971524\t0\t0\t0\t1.00"),
         format!("{f}\top\tjit(train_step)/sgd\t1\t20971520\t20971520\t0\t0\t0\t1.00"),
         format!("{f}\top\tparams['dense']['kernel']\t1\t20971520\t20971520\t0\t0\t0\t1.00"),
@@ -179,7 +180,9 @@ fn problems_go_to_standard_error_with_file_and_line() {
     // The rest is read: 6 instructions, 3 of them with shapes.
     assert_eq!(r.stdout.lines().count(), 7);
     assert!(r.stdout.contains("\tr\tnegate\tf32[3,5]{1,0:T(2,2)}\t0\t96\t60\t36\t36\t0\t1.60\t"));
-    assert!(r.stdout.contains("\tp\tparameter\tf32[3,5]{1,0:T(0,2)}\t-\t-\t-\t-\t-\t-\t-\tyes\t"));
+    assert!(r
+        .stdout
+        .contains("\tp\tparameter\tf32[3,5]{1,0:T(0,2)}\t\t-\t-\t-\t-\t-\t-\t-\tyes\t"));
     // The table says so too.
     let r = xlayout(&["--format", "table", "tests/data/hlo/problems.txt"], b"");
     assert!(r
@@ -200,7 +203,7 @@ fn bytes_that_are_not_utf8_are_read_and_reported() {
          standard input:2: unreadable line: `\u{fffd}`\n\
          standard input:3:52: byte 65 of the file (0xe9) is not UTF-8; the line is read with U+FFFD in place of each bad sequence\n"
     );
-    assert!(r.stdout.ends_with("\tyes\towns\t8\tcaf\u{fffd}\t-\t-\t-\t-\n"), "{}", r.stdout);
+    assert!(r.stdout.ends_with("\tyes\towns\t8\tcaf\u{fffd}\t-\t\t-\t-\n"), "{}", r.stdout);
 }
 
 #[test]
@@ -216,15 +219,19 @@ fn limits_for_ci() {
     assert_eq!((r.status, r.stderr.as_str()), (0, ""));
     let r = xlayout(&["--max-expansion", "31.9", OOM], b"");
     assert_eq!(r.stderr.lines().count(), 2);
-    // The owned total is 45370834944 bytes.
-    let r = xlayout(&["--budget", "45370834944", OOM], b"");
+    // --budget holds the peak (2467889168 bytes at step 5), not the owned sum (42.25G).
+    let r = xlayout(&["--budget", "2467889168", OOM], b"");
     assert_eq!((r.status, r.stderr.as_str()), (0, ""));
-    let r = xlayout(&["--budget", "42G", OOM], b"");
+    let r = xlayout(&["--budget", "2G", OOM], b"");
     assert_eq!(r.status, 1);
     assert_eq!(
         r.stderr,
-        "tests/data/hlo/tpu_oom_shapes.txt: owned buffers add up to 45370834944 bytes (42.25G), more than --budget 45097156608 (42.00G)\n"
+        "tests/data/hlo/tpu_oom_shapes.txt: peak 2467889168 bytes (2.30G) at step 5 (tuple.6) is 320405520 bytes (305.56M) over --budget 2147483648 (2.00G)\n"
     );
+    // A module with no schedule has no peak to hold to it.
+    let r = xlayout(&["--budget", "1T", "-"], b"%a = f32[2]{0} parameter(0)\n");
+    assert_eq!(r.status, 1);
+    assert!(r.stderr.starts_with("standard input: not scheduled (no is_scheduled=true): there is no peak to hold to --budget 1099511627776;"), "{}", r.stderr);
 }
 
 #[test]

@@ -5,22 +5,200 @@ use serde_json::Value;
 
 use crate::support::{self, xlayout};
 
-const HEADER: &str = "file\tentry\tmemory_space\tshape\tprinted_size\tsize_bytes\tlogical_bytes\tpadding_bytes\texpansion\tagrees\tinferred_tiling\tinstruction\top_name\tprinted_unpadded\tprinted_padding\tprinted_expansion\tallocation_type\topcode\tsource\tcause\tbest_layout\tbest_bytes\thlo_shape\thlo_source";
+/// The columns, each (after `file`) a key of the JSON `entries`.
+const COLUMNS: [&str; 45] = [
+    "file",
+    "entry",
+    "line",
+    "memory_space",
+    "shape",
+    "printed_size",
+    "printed_bytes",
+    "printed_rounded",
+    "size_bytes",
+    "logical_bytes",
+    "padding_bytes",
+    "expansion",
+    "agrees",
+    "inferred_tiling",
+    "recomputed_shape",
+    "instruction",
+    "opcode",
+    "op_name",
+    "source",
+    "label",
+    "label_truncated",
+    "operator",
+    "allocation_type",
+    "printed_unpadded",
+    "printed_padding",
+    "printed_expansion",
+    "expected_size",
+    "expected_unpadded",
+    "expected_padding",
+    "expected_expansion",
+    "size_agrees",
+    "unpadded_agrees",
+    "padding_agrees",
+    "expansion_agrees",
+    "causes",
+    "best_layout",
+    "best_bytes",
+    "hlo_found",
+    "hlo_line",
+    "hlo_opcode",
+    "hlo_shape",
+    "hlo_bytes",
+    "hlo_same_shape",
+    "hlo_op_name",
+    "hlo_source",
+];
 
-/// One row per entry with the issue's columns first; sizes exact (derived in tests/oom.rs).
+/// The rows of TSV output, each as the cells of `columns`.
+fn cells(stdout: &str, columns: &[&str]) -> Vec<Vec<String>> {
+    let mut lines = stdout.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    assert_eq!(header, COLUMNS);
+    let at: Vec<usize> =
+        columns.iter().map(|c| header.iter().position(|h| h == c).unwrap()).collect();
+    lines
+        .map(|l| {
+            let row: Vec<&str> = l.split('\t').collect();
+            assert_eq!(row.len(), COLUMNS.len());
+            at.iter().map(|&k| row[k].to_string()).collect()
+        })
+        .collect()
+}
+
+/// One row per entry; sizes exact (derived in tests/oom.rs).
 #[test]
 fn tsv_has_a_row_per_entry() {
     let f = "tests/data/oom/vmem_untiled.txt";
     let r = xlayout(&["oom", f], b"");
     assert_eq!((r.status, r.stderr.as_str()), (0, ""));
-    let expected = [
-        HEADER.to_string(),
-        format!("{f}\t1\tvmem\tbf16[16,1280,40]{{2,1,0}}\t5.00M\t5242880\t1638400\t3604480\t3.20\tyes\t(8,128)(2,1)\tfusion.3\t-\t1.56M\t3.44M\t3.2\tscoped\tfusion\t-\td2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400\t-\t-"),
-        format!("{f}\t2\tvmem\tf32[256,1000]{{1,0}}\t1.00M\t1048576\t1024000\t24576\t1.02\tyes\t(8,128)\t-\t-\t1000.0K\t24.0K\t1.0\tscoped\t-\t-\td1 1000 -> 1024 (x1.02)\t-\t-\t-\t-"),
-        format!("{f}\t3\tvmem\ts8[1024,100]{{1,0}}\t128.0K\t131072\t102400\t28672\t1.28\tyes\t(8,128)(4,1)\t-\t-\t100.0K\t28.0K\t1.3\tscoped\t-\t-\td1 100 -> 128 (x1.28)\t{{0,1:T(8,128)(4,1)}}\t106496\t-\t-"),
-        format!("{f}\t4\tvmem\tf64[1000,100]{{1,0}}\t1.00M\t800000\t800000\t0\t1.00\tno\t-\t-\t-\t781.2K\t-\t-\tscoped\t-\t-\t-\t-\t-\t-\t-"),
+    let columns = [
+        "file",
+        "entry",
+        "memory_space",
+        "shape",
+        "printed_size",
+        "printed_rounded",
+        "size_bytes",
+        "logical_bytes",
+        "padding_bytes",
+        "expansion",
+        "agrees",
+        "inferred_tiling",
+        "instruction",
+        "printed_unpadded",
+        "printed_padding",
+        "printed_expansion",
+        "allocation_type",
+        "opcode",
+        "causes",
+        "best_layout",
+        "best_bytes",
+        "hlo_shape",
     ];
-    assert_eq!(r.stdout.lines().collect::<Vec<_>>(), expected);
+    let expected = [
+        [
+            f,
+            "1",
+            "vmem",
+            "bf16[16,1280,40]{2,1,0}",
+            "5.00M",
+            "yes",
+            "5242880",
+            "1638400",
+            "3604480",
+            "3.20",
+            "yes",
+            "(8,128)(2,1)",
+            "fusion.3",
+            "1.56M",
+            "3.44M",
+            "3.2",
+            "scoped",
+            "fusion",
+            "d2 40 -> 128 (x3.20)",
+            "{1,2,0:T(8,128)(2,1)}",
+            "1638400",
+            "-",
+        ],
+        [
+            f,
+            "2",
+            "vmem",
+            "f32[256,1000]{1,0}",
+            "1.00M",
+            "yes",
+            "1048576",
+            "1024000",
+            "24576",
+            "1.02",
+            "yes",
+            "(8,128)",
+            "-",
+            "1000.0K",
+            "24.0K",
+            "1.0",
+            "scoped",
+            "-",
+            "d1 1000 -> 1024 (x1.02)",
+            "-",
+            "-",
+            "-",
+        ],
+        [
+            f,
+            "3",
+            "vmem",
+            "s8[1024,100]{1,0}",
+            "128.0K",
+            "yes",
+            "131072",
+            "102400",
+            "28672",
+            "1.28",
+            "yes",
+            "(8,128)(4,1)",
+            "-",
+            "100.0K",
+            "28.0K",
+            "1.3",
+            "scoped",
+            "-",
+            "d1 100 -> 128 (x1.28)",
+            "{0,1:T(8,128)(4,1)}",
+            "106496",
+            "-",
+        ],
+        [
+            f,
+            "4",
+            "vmem",
+            "f64[1000,100]{1,0}",
+            "1.00M",
+            "yes",
+            "800000",
+            "800000",
+            "0",
+            "1.00",
+            "no",
+            "-",
+            "-",
+            "781.2K",
+            "-",
+            "-",
+            "scoped",
+            "-",
+            "",
+            "-",
+            "-",
+            "-",
+        ],
+    ];
+    assert_eq!(cells(&r.stdout, &columns), expected.map(|r| r.map(String::from).to_vec()));
 }
 
 /// Entries without a readable shape have `-` in the computed columns; unreadable entries
@@ -30,9 +208,9 @@ fn unreadable_entries_go_to_standard_error() {
     let f = "tests/data/oom/problems.txt";
     let r = xlayout(&["oom", "--format", "tsv", f], b"");
     assert_eq!(r.status, 1);
-    let rows: Vec<Vec<&str>> = r.stdout.lines().skip(1).map(|l| l.split('\t').collect()).collect();
-    let first: Vec<(&str, &str, &str)> = rows.iter().map(|c| (c[1], c[5], c[9])).collect();
-    assert_eq!(first, [("2", "-", "-"), ("3", "4096", "yes"), ("4", "-", "-"), ("5", "-", "-")]);
+    let rows = cells(&r.stdout, &["entry", "size_bytes", "agrees"]);
+    let expected = [["2", "-", "-"], ["3", "4096", "yes"], ["4", "-", "-"], ["5", "-", "-"]];
+    assert_eq!(rows, expected.map(|r| r.map(String::from).to_vec()));
     let errors: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(errors.len(), 5);
     assert_eq!(errors[0], format!("{f}:3: entry 1: `lots` is not a size; entry left out"));
@@ -55,17 +233,20 @@ fn labels_join_the_dump() {
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 1);
+    assert_eq!(v["version"], 2);
+    assert_eq!(v["dump"]["file"], "tests/data/oom/tpu_2024_module.txt");
+    assert_eq!(v["dump"]["diagnostics"], serde_json::json!([]));
     let report = &v["reports"][0];
     assert_eq!(report["memory_space"], "hbm");
-    assert_eq!(report["entries"][0]["instruction"], "broadcast.6042.remat3");
-    assert_eq!(report["entries"][0]["recomputed"]["sizes"]["array_bytes"], 4_294_967_296u64);
-    assert_eq!(report["entries"][0]["recomputed"]["agrees"]["size"], true);
-    let joined = &report["hlo"];
-    assert_eq!(joined[0]["line"], 6);
-    assert_eq!(joined[0]["shape"], "bf16[2048,1,2048,128]{0,1,3,2:T(4,128)(2,1)}");
-    assert_eq!(joined[1]["source"], "model.py:42");
-    assert_eq!(joined[1]["op_name"], "aten__expand");
+    let e = &report["entries"];
+    assert_eq!(e[0]["instruction"], "broadcast.6042.remat3");
+    assert_eq!(e[0]["size_bytes"], 4_294_967_296u64);
+    assert_eq!(e[0]["size_agrees"], true);
+    assert_eq!((e[0]["hlo_found"].as_bool(), e[0]["hlo_line"].as_u64()), (Some(true), Some(6)));
+    assert_eq!(e[0]["hlo_shape"], "bf16[2048,1,2048,128]{0,1,3,2:T(4,128)(2,1)}");
+    assert_eq!(e[0]["hlo_same_shape"], true);
+    assert_eq!(e[1]["hlo_source"], "model.py:42");
+    assert_eq!(e[1]["hlo_op_name"], "aten__expand");
     let tsv = xlayout(
         &[
             "oom",
@@ -75,8 +256,8 @@ fn labels_join_the_dump() {
         ],
         b"",
     );
-    let row: Vec<&str> = tsv.stdout.lines().nth(1).unwrap().split('\t').collect();
-    assert_eq!(&row[22..], ["bf16[2048,1,2048,128]{0,1,3,2:T(4,128)(2,1)}", "model.py:41"]);
+    let row = &cells(&tsv.stdout, &["hlo_shape", "hlo_source"])[0];
+    assert_eq!(row, &["bf16[2048,1,2048,128]{0,1,3,2:T(4,128)(2,1)}", "model.py:41"]);
 }
 
 #[test]
@@ -125,7 +306,7 @@ fn several_reports_and_csv() {
     assert_eq!(lines.len(), 1 + 2 + 5);
     assert!(
         lines[3].starts_with(
-            "tests/data/oom/gpu_peak_buffers.txt,1,-,\"f32[5104,257152]\",4.89GiB,5250015232,"
+            "tests/data/oom/gpu_peak_buffers.txt,1,12,-,\"f32[5104,257152]\",4.89GiB,5250597519,yes,5250015232,"
         ),
         "{}",
         lines[3]
@@ -141,4 +322,101 @@ fn the_readme_example_is_the_real_output() {
     let shown = &readme[start..start + readme[start..].find("```").unwrap()];
     let r = xlayout(&["oom", "--format", "table", "tests/data/oom/vmem_untiled.txt"], b"");
     assert_eq!(shown, r.stdout);
+}
+
+/// Text with no report in it is said to be so, with exit status 1; as is a header whose
+/// lines hide their entries.
+#[test]
+fn no_report_is_an_error() {
+    let r = xlayout(&["oom"], b"hello\n");
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stderr, "standard input: no out-of-memory report found\n");
+    let r = xlayout(
+        &["oom", "--format", "table"],
+        b"Ran out of memory in memory space hbm.\n>> 1. Size: 1K\n",
+    );
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stderr, "standard input: a header but no entries: are the lines prefixed?\n");
+    assert!(
+        r.stdout.contains("\na header but no entries: are the lines prefixed?\n"),
+        "{}",
+        r.stdout
+    );
+    // The runtime's own message is a report with no entries.
+    let r = xlayout(&["oom", "--format", "table", "tests/data/oom/runtime_reserve.txt"], b"");
+    assert_eq!((r.status, r.stderr.as_str()), (0, ""));
+    assert_eq!(
+        r.stdout,
+        "tests/data/oom/runtime_reserve.txt: TPU runtime out of memory: could not reserve 10.51G (bottom of memory); 8.97G free, 0B reserved, 8.97G reservable; short by about 1.54G (the figures are rounded)\n"
+    );
+}
+
+/// `--hlo`: an instruction of another shape, a label not in the dump, and the dump's own
+/// reading problems are said.
+#[test]
+fn the_dump_is_checked_against_the_report() {
+    let dir = support::scratch("oom-dump");
+    let dump = dir.join("dump.txt");
+    std::fs::write(&dump, "%f.1 = f32[512,512]{1,0} negate(%x)\nnot hlo at all\n").unwrap();
+    let report = dir.join("report.txt");
+    std::fs::write(
+        &report,
+        "1. Size: 64.0K\n   Shape: f32[128,128]{1,0}\n   XLA label: f.1 = negate(x)\n2. Size: 1.0K\n   Shape: f32[256]{0}\n   XLA label: gone.2 = add(a, b)\n",
+    )
+    .unwrap();
+    let (d, rp) = (dump.to_str().unwrap(), report.to_str().unwrap());
+    let r = xlayout(&["oom", "--format", "json", "--hlo", d, rp], b"");
+    assert_eq!(r.status, 1);
+    assert_eq!(
+        r.stderr.lines().collect::<Vec<_>>(),
+        [
+            format!("{d}:2: unreadable line: `not hlo at all`"),
+            format!("{rp}: entry 1: the dump's f.1 is f32[512,512]{{1,0}} (1048576 bytes), the report's f32[128,128]{{1,0}} (65536 bytes)"),
+            format!("{rp}: entry 2: `gone.2` is not in the dump"),
+        ]
+    );
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["dump"]["diagnostics"][0]["line"], 2);
+    let e = &v["reports"][0]["entries"];
+    assert_eq!(
+        (e[0]["hlo_found"].as_bool(), e[0]["hlo_same_shape"].as_bool(), e[0]["hlo_bytes"].as_u64()),
+        (Some(true), Some(false), Some(1_048_576))
+    );
+    assert_eq!((e[1]["hlo_found"].as_bool(), e[1]["hlo_line"].clone()), (Some(false), Value::Null));
+    let r = xlayout(&["oom", "--format", "table", "--hlo", d, rp], b"");
+    assert!(r.stdout.contains("\n  entry 2: `gone.2` is not in the dump\n"), "{}", r.stdout);
+}
+
+/// XLA:GPU's report in its own units, with its stats block.
+#[test]
+fn gpu_reports_in_their_units() {
+    let r = xlayout(&["oom", "--format", "table", "tests/data/oom/gpu_peak_buffers.txt"], b"");
+    assert_eq!(r.status, 0);
+    assert!(
+        r.stdout
+            .contains("\nBufferAssignment stats:\n  parameter allocation             1.02GiB\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("  total fragmentation              112B (0.00%)\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("\n  1  4.89GiB     4.89GiB     4.89GiB     0B       1.00x  yes  "),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("\n  2  1004.50MiB  1004.50MiB  1004.50MiB  0B  "), "{}", r.stdout);
+    let r = xlayout(
+        &["oom", "--format", "table", "--bytes", "oom", "tests/data/oom/gpu_peak_buffers.txt"],
+        b"",
+    );
+    assert!(r.stdout.contains("\n  1  4.89GiB     4.89G     4.89G     0B  "), "{}", r.stdout);
+}
+
+/// `oom --help` is written for oom: its rows are entries.
+#[test]
+fn help_is_written_for_oom() {
+    let r = xlayout(&["oom", "--help"], b"");
+    assert_eq!(r.status, 0);
+    assert!(r.stdout.contains("one row per entry of each report"), "{}", r.stdout);
+    assert!(!r.stdout.contains("one row per instruction"), "{}", r.stdout);
 }

@@ -1,13 +1,14 @@
-//! `xlayout hlo --peak` as scripts and people use it: the TSV and JSON contract, the
-//! table, XLA's own files beside a module, `--buffer-assignment`, and the exit status.
+//! `xlayout peak` as scripts and people use it: the TSV and JSON contract, the table, XLA's
+//! own files beside a module, `--buffer-assignment`, `--budget`, `--max-expansion`,
+//! `--min-bytes`, and the exit status.
 
 use serde_json::Value;
 
 use crate::support::{self, xlayout, Run};
 
-/// Runs `xlayout hlo --peak ARGS`.
+/// Runs `xlayout peak ARGS`.
 fn peak(args: &[&str], stdin: &[u8]) -> Run {
-    let mut all = vec!["hlo", "--peak"];
+    let mut all = vec!["peak"];
     all.extend_from_slice(args);
     xlayout(&all, stdin)
 }
@@ -15,7 +16,7 @@ fn peak(args: &[&str], stdin: &[u8]) -> Run {
 const TPU: &str = "tests/data/hlo/peak/tpu_padded_step.txt";
 const SCAN: &str = "tests/data/hlo/jax_cpu/scan_cumsum";
 
-const HEADER: &str = "file\tpeak_step\tinstruction\tshape_index\tcomputation\topcode\tshape\tphi\tbytes\tarray_bytes\tlogical_bytes\tcumulative_bytes\tstart\tend\top_name";
+const HEADER: &str = "file\tpeak_step\tinstruction\tcomputation\topcode\tshape_index\tshape\tphi\tbytes\tarray_bytes\tlogical_bytes\tcumulative_bytes\tstart\tend\top_name";
 
 /// The values XLA lists at its peak of scan_cumsum (live_range.txt: `Live ranges at 9`),
 /// in its order, one row each.
@@ -28,12 +29,12 @@ fn tsv_rows_are_xlas_peak_list() {
     let w = "jit(scan_cumsum)/while";
     let expected = [
         HEADER.to_string(),
-        format!("{f}\t9\ta_0_.1\t{{}}\tmain.6\tparameter\tf32[64,16]{{1,0}}\tno\t4096\t4096\t4096\t4096\t0\t28\ta[0]"),
-        format!("{f}\t9\targ_tuple.3\t{{2}}\tregion_1.5\tparameter\tf32[64,16]{{1,0}}\tyes\t4096\t4096\t4096\t8192\t8\t12\t{w}"),
-        format!("{f}\t9\targ_tuple.3\t{{1}}\tregion_1.5\tparameter\tf32[16]{{0}}\tyes\t64\t64\t64\t8256\t8\t12\t{w}"),
-        format!("{f}\t9\targ_tuple.3\t{{}}\tregion_1.5\tparameter\t{t}\tyes\t32\t32\t32\t8288\t8\t12\t{w}"),
-        format!("{f}\t9\targ_tuple.3\t{{0}}\tregion_1.5\tparameter\ts32[]\tyes\t4\t4\t4\t8292\t8\t12\t{w}"),
-        format!("{f}\t9\tconstant.10\t{{}}\tregion_1.5\tconstant\ts32[]\tno\t4\t4\t4\t8296\t9\t11\t{w}"),
+        format!("{f}\t9\ta_0_.1\tmain.6\tparameter\t\tf32[64,16]{{1,0}}\tno\t4096\t4096\t4096\t4096\t0\t28\ta[0]"),
+        format!("{f}\t9\targ_tuple.3\tregion_1.5\tparameter\t2\tf32[64,16]{{1,0}}\tyes\t4096\t4096\t4096\t8192\t8\t12\t{w}"),
+        format!("{f}\t9\targ_tuple.3\tregion_1.5\tparameter\t1\tf32[16]{{0}}\tyes\t64\t64\t64\t8256\t8\t12\t{w}"),
+        format!("{f}\t9\targ_tuple.3\tregion_1.5\tparameter\t\t{t}\tyes\t32\t32\t32\t8288\t8\t12\t{w}"),
+        format!("{f}\t9\targ_tuple.3\tregion_1.5\tparameter\t0\ts32[]\tyes\t4\t4\t4\t8292\t8\t12\t{w}"),
+        format!("{f}\t9\tconstant.10\tregion_1.5\tconstant\t\ts32[]\tno\t4\t4\t4\t8296\t9\t11\t{w}"),
     ];
     assert_eq!(r.stdout.lines().collect::<Vec<_>>(), expected);
 }
@@ -43,7 +44,7 @@ fn tsv_rows_are_xlas_peak_list() {
 fn json_has_the_peak_and_the_live_values() {
     let r = peak(&["--format", "json", TPU], b"");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 1);
+    assert_eq!(v["version"], 2);
     let f = &v["files"][0];
     assert_eq!(
         (f["module"].as_str(), f["scheduled"].as_bool()),
@@ -180,8 +181,8 @@ fn standard_input_and_usage_errors() {
         "{}",
         r.stderr
     );
-    // --buffer-assignment alone implies --peak; a missing file is a read failure.
-    let r = xlayout(&["hlo", "--buffer-assignment", "no/such/file", TPU], b"");
+    // A missing --buffer-assignment is a read failure.
+    let r = peak(&["--buffer-assignment", "no/such/file", TPU], b"");
     let (status, err) = (r.status, r.stderr);
     assert_eq!(status, 2);
     assert!(err.starts_with("xlayout: cannot read no/such/file:"), "{err}");
@@ -191,9 +192,119 @@ fn standard_input_and_usage_errors() {
 #[test]
 fn the_readme_example_is_the_real_output() {
     let readme = include_str!("../../../README.md");
-    let command = "$ xlayout hlo --peak --format table tests/data/hlo/jax_cpu/scan_cumsum\n";
+    let command = "$ xlayout peak --format table tests/data/hlo/jax_cpu/scan_cumsum\n";
     let start = readme.find(command).expect("the README shows the table") + command.len();
     let shown = &readme[start..start + readme[start..].find("```").unwrap()];
     let r = peak(&["--format", "table", SCAN], b"");
     assert_eq!(shown, r.stdout);
+}
+
+/// Every scheduled module of the test data, as the repository root names it.
+pub fn scheduled_modules() -> Vec<String> {
+    let mut found = Vec::new();
+    let mut dirs = vec![support::root().join("tests/data")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let text = std::fs::read(&path).unwrap();
+            let first = text.split(|b| *b == b'\n').next().unwrap_or(b"");
+            if path.extension().is_some_and(|e| e == "txt")
+                && first.starts_with(b"HloModule ")
+                && String::from_utf8_lossy(first).contains("is_scheduled=true")
+            {
+                let name = path.strip_prefix(support::root()).unwrap().to_str().unwrap();
+                found.push(name.to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The issue's promise: on every scheduled module of tests/data, `--budget` one byte under
+/// the peak exits 1 saying by how much, `--budget` at the peak exits 0, and `hlo`'s JSON
+/// carries the same peak.
+#[test]
+fn the_budget_is_held_to_every_scheduled_module() {
+    let modules = scheduled_modules();
+    assert!(modules.len() >= 64, "{modules:?}");
+    for module in &modules {
+        let r = peak(&["--format", "json", module], b"");
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        let bytes = v["files"][0]["peak_bytes"].as_u64().unwrap();
+        let step = v["files"][0]["peak_step"].as_u64().unwrap();
+        // Reading problems of the module (or of XLA's files beside it) are status 1 alone.
+        let clean = r.status == 0;
+        let at = bytes.to_string();
+        let r = peak(&["--format", "json", "--budget", &at, module], b"");
+        assert_eq!(r.status == 0, clean, "{module} at its peak {bytes}: {}", r.stderr);
+        if bytes > 0 {
+            let under = (bytes - 1).to_string();
+            let r = peak(&["--format", "json", "--budget", &under, module], b"");
+            assert_eq!(r.status, 1, "{module}");
+            assert!(
+                r.stderr.contains(&format!(
+                    "{module}: peak {bytes} bytes ({}) at step {step}",
+                    xlayout::hlo::units::oom_bytes(bytes)
+                )) && r.stderr.contains(" is 1 bytes (1B) over --budget "),
+                "{module}: {}",
+                r.stderr
+            );
+        }
+        let h = xlayout(&["hlo", "--format", "json", module], b"");
+        let v: Value = serde_json::from_str(&h.stdout).unwrap();
+        assert_eq!(
+            (v["files"][0]["peak_bytes"].as_u64(), v["files"][0]["peak_step"].as_u64()),
+            (Some(bytes), Some(step)),
+            "{module}"
+        );
+    }
+}
+
+/// `--max-expansion` looks at the values live at the peak; `--min-bytes` and `--top` cut
+/// the list, not the cumulative column.
+#[test]
+fn limits_on_the_values_live_at_the_peak() {
+    // At step 6 of tpu_padded_step, `m` (pred[8,100] stored as E(32) in T(8,128) tiles)
+    // takes 4096 bytes for 800 (5.12x), `big` and `n` 5242880 for 1638400 (3.20x).
+    let r = peak(&["--max-expansion", "5.12", "--format", "json", TPU], b"");
+    assert!(!r.stderr.contains("--max-expansion"), "{}", r.stderr);
+    let r = peak(&["--max-expansion", "3.2", "--format", "json", TPU], b"");
+    assert_eq!(r.status, 1);
+    let flagged: Vec<&str> = r.stderr.lines().filter(|l| l.contains("--max-expansion")).collect();
+    assert_eq!(
+        flagged,
+        ["tests/data/hlo/peak/tpu_padded_step.txt:6: m live at the peak takes 5.12x its data (4096 for 800), more than --max-expansion 3.2"]
+    );
+    let r = peak(&["--max-expansion", "3.1", "--format", "json", TPU], b"");
+    assert_eq!(r.stderr.lines().filter(|l| l.contains("--max-expansion")).count(), 3);
+    let r = peak(&["--min-bytes", "64", "--top", "2", "--format", "tsv", SCAN], b"");
+    let rows: Vec<Vec<&str>> = r.stdout.lines().skip(1).map(|l| l.split('\t').collect()).collect();
+    let kept: Vec<(&str, &str, &str)> = rows.iter().map(|c| (c[2], c[5], c[11])).collect();
+    assert_eq!(kept, [("a_0_.1", "", "4096"), ("arg_tuple.3", "2", "8192")]);
+}
+
+/// Options that belong to another command are usage errors; `hlo --peak` names `peak`.
+#[test]
+fn each_command_takes_its_own_options() {
+    for args in [
+        &["peak", "--by", "op", SCAN][..],
+        &["peak", "--op-depth", "2", SCAN],
+        &["oom", "--budget", "1G", "-"],
+    ] {
+        let r = xlayout(args, b"");
+        assert_eq!((r.status, r.stdout.as_str()), (2, ""), "{args:?}");
+        assert!(r.stderr.starts_with("error: unexpected argument"), "{args:?}: {}", r.stderr);
+    }
+    let r = xlayout(&["hlo", "--peak", "--budget", "100M", SCAN], b"");
+    assert_eq!((r.status, r.stdout.as_str()), (2, ""));
+    assert!(
+        r.stderr.contains("`hlo --peak` is its own command now: `xlayout peak FILE|DIR|-...`"),
+        "{}",
+        r.stderr
+    );
 }
