@@ -368,6 +368,28 @@ fn gpu_module_with_every_awkward_form() {
 }
 
 #[test]
+fn an_operand_that_is_not_defined_is_reported_in_a_module_not_in_a_fragment() {
+    let body = "ENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%q)\n}\n";
+    let text = format!("HloModule m\n\n{body}");
+    let m = Module::parse(&text);
+    let found: Vec<_> =
+        m.diagnostics.iter().map(|d| (d.line, d.kind, d.message.as_str())).collect();
+    assert_eq!(
+        found,
+        [(
+            5,
+            DiagnosticKind::Structure,
+            "operand `q` of `n` is not an instruction of its computation"
+        )]
+    );
+    // The operand stays unresolved; the rest of the module is read.
+    let n = m.instruction("n").unwrap();
+    assert_eq!((n.operands[0].id, m.instructions.len()), (None, 2));
+    // Pasted from a dump, a fragment's operands may live outside it.
+    assert!(Module::parse(body).diagnostics.is_empty());
+}
+
+#[test]
 fn fragment_without_module_line_or_entry() {
     let bytes = data("tpu_fragment.txt");
     let (text, _) = decode(&bytes);

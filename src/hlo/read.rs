@@ -390,6 +390,20 @@ impl<'t> Builder<'t> {
                     Some(_) => self.shadowed.get(&(scope, o.name)).copied(),
                     None => None,
                 };
+                if o.id.is_none() && m.name.is_some() {
+                    // XLA's parser rejects the module ("instruction does not exist"); the
+                    // report goes on, and the analyses treat the operand as absent. A
+                    // fragment (no `HloModule` line) names operands outside it by design.
+                    let ins = &m.instructions[i];
+                    m.diagnostics.push(Diagnostic::new(
+                        ins.line,
+                        DiagnosticKind::Structure,
+                        format!(
+                            "operand `{}` of `{}` is not an instruction of its computation",
+                            o.name, ins.name
+                        ),
+                    ));
+                }
             }
             let ins = &mut m.instructions[i];
             ins.operands = operands;
