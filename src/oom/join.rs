@@ -6,7 +6,6 @@
 use serde::Serialize;
 
 use super::entry::Entry;
-use super::report::OomReport;
 use crate::hlo::{InstrId, Module};
 use crate::Shape;
 
@@ -16,7 +15,7 @@ use crate::Shape;
 /// use xlayout::hlo::Module;
 /// use xlayout::oom::{join, OomReport};
 /// let m = Module::parse("%f.1 = f32[8]{0} negate(%x)\n");
-/// let j = join(&OomReport::parse("1. Size: 32B\n   XLA label: f.1 = negate(x)\n"), &m);
+/// let j = join(&OomReport::parse("1. Size: 32B\n   XLA label: f.1 = negate(x)\n").entries, &m);
 /// assert_eq!(j[0].as_ref().map(|j| (j.opcode, j.shape, j.bytes)), Some(("negate", "f32[8]{0}", Some(32))));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -52,7 +51,7 @@ impl Joined<'_> {
     /// use xlayout::oom::{join, OomReport};
     /// let m = Module::parse("%f.1 = f32[512,512]{1,0} negate(%x)\n");
     /// let r = OomReport::parse("1. Size: 64.0K\n   Shape: f32[128,128]{1,0}\n   XLA label: f.1 = negate(x)\n");
-    /// let j = join(&r, &m);
+    /// let j = join(&r.entries, &m);
     /// assert_eq!(j[0].as_ref().unwrap().difference(&r.entries[0]).unwrap(),
     ///     "the dump's f.1 is f32[512,512]{1,0} (1048576 bytes), the report's f32[128,128]{1,0} (65536 bytes)");
     /// ```
@@ -74,7 +73,7 @@ impl Joined<'_> {
     }
 }
 
-/// For each entry of `report`, in order, the instruction of `module` its label names, if
+/// For each of a report's `entries`, in order, the instruction of `module` its label names, if
 /// the module has one of that name.
 ///
 /// ```
@@ -82,13 +81,12 @@ impl Joined<'_> {
 /// use xlayout::oom::{join, OomReport};
 /// let m = Module::parse("ENTRY %e {\n  ROOT %copy.4 = s32[64,8]{1,0:T(8,128)} parameter(0), metadata={op_name=\"jit(f)/x\" source_file=\"f.py\" source_line=3}\n}\n");
 /// let r = OomReport::parse("1. Size: 256.0K\n   XLA label: %copy.4 = s32[64,8]{1,0:T(8,128)} parameter(0), meta...\n2. Size: 1K\n   XLA label: gone.1 = add(a, b)\n");
-/// let j = join(&r, &m);
+/// let j = join(&r.entries, &m);
 /// assert_eq!(j[0].as_ref().map(|j| (j.line, j.source.as_deref(), j.same_shape)), Some((2, Some("f.py:3"), Some(true))));
 /// assert!(j[1].is_none()); // gone.1 is not in the dump
 /// ```
-pub fn join<'m>(report: &OomReport, module: &'m Module<'_>) -> Vec<Option<Joined<'m>>> {
-    report
-        .entries
+pub fn join<'m>(entries: &[Entry], module: &'m Module<'_>) -> Vec<Option<Joined<'m>>> {
+    entries
         .iter()
         .map(|e| {
             let i = module.instruction_id(e.instruction.as_deref()?)?;

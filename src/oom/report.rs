@@ -488,7 +488,7 @@ impl OomReport {
     /// use xlayout::oom::{join, OomReport};
     /// let m = Module::parse("%f.1 = f32[8]{0} negate(%x)\n");
     /// let r = OomReport::parse("1. Size: 32B\n   Shape: f32[8]{0}\n   XLA label: f.1 = negate(x)\n");
-    /// let j = join(&r, &m);
+    /// let j = join(&r.entries, &m);
     /// let v = serde_json::to_value(r.with_dump(Some(&j))).unwrap();
     /// assert_eq!((v["entries"][0]["hlo_line"].as_u64(), v["entries"][0]["hlo_same_shape"].as_bool()), (Some(1), Some(true)));
     /// assert!(serde_json::to_value(r.with_dump(None)).unwrap()["entries"][0]["hlo_line"].is_null());

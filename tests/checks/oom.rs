@@ -24,7 +24,7 @@ pub fn oom_text(data: &[u8]) -> Reached {
     assert!(r.totals.recomputed <= r.entries.len() && r.totals.agreeing <= r.entries.len());
     serde_json::to_string(&r).expect("a report serializes");
     let m = Module::parse(&text);
-    let joined = join(&r, &m);
+    let joined = join(&r.entries, &m);
     assert_eq!(joined.len(), r.entries.len());
     if r.entries.is_empty() {
         Reached::Refused

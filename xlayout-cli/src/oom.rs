@@ -140,7 +140,7 @@ impl Oom {
                         status = 1;
                         warn(format_args!("{name}: {why}"));
                     }
-                    let joined = module.as_ref().map(|m| join(&report, m));
+                    let joined = module.as_ref().map(|m| join(&report.entries, m));
                     if let Some(j) = &joined {
                         for (e, j) in report.entries.iter().zip(j) {
                             if let Some(note) = dump_note(e, j.as_ref()) {
