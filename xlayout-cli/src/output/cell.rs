@@ -1,0 +1,169 @@
+//! A row's cells and how a cell is written: as text, as a CSV field (made inert for
+//! spreadsheets), as a TSV field (escaped).
+
+use std::fmt::{self, Write as _};
+
+use super::super::args::Format;
+
+/// One cell of a row: a field's value as serde hands it over.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    /// A [`Ratio`]: printed to three significant figures.
+    Ratio(f64),
+    /// A [`Percent`]: printed to one decimal.
+    Percent(f64),
+    Text(String),
+    List(Vec<Cell>),
+}
+
+impl fmt::Display for Cell {
+    /// The text of a cell: `-` for null, `yes`/`no`, numbers as they are, a ratio to three
+    /// significant figures, a list's elements joined (`,` between numbers, `; ` between
+    /// texts, which may hold commas).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cell::Null => f.write_str("-"),
+            Cell::Bool(b) => f.write_str(if *b { "yes" } else { "no" }),
+            Cell::Int(n) => write!(f, "{n}"),
+            Cell::Float(x) => write!(f, "{x}"),
+            Cell::Ratio(x) => f.write_str(&three_figures(*x)),
+            Cell::Percent(x) => write!(f, "{x:.1}"),
+            Cell::Text(t) => f.write_str(t),
+            Cell::List(items) => {
+                let numbers = items.iter().all(|c| matches!(c, Cell::Int(_) | Cell::Float(_)));
+                let separator = if numbers { "," } else { "; " };
+                for (k, item) in items.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(separator)?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A ratio's serialized number back as its three significant figures (`3.2` -> `3.20`,
+/// `128` -> `128`, `12300` -> `12300`): the number is the nearest `f64` to those figures,
+/// so rounding it to three figures gives them back.
+pub(super) fn three_figures(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let e = x.abs().log10().floor() as i32;
+    let decimals = (2 - e).max(0) as usize;
+    let text = format!("{x:.decimals$}");
+    // Near a power of ten log10 may land one off: keep three figures either way.
+    let digits = text.bytes().filter(u8::is_ascii_digit).skip_while(|d| *d == b'0').count();
+    if digits > 3 && decimals > 0 {
+        return format!("{x:.prec$}", prec = decimals - 1);
+    }
+    if digits < 3 && text.contains('.') {
+        return format!("{x:.prec$}", prec = decimals + 1);
+    }
+    text
+}
+
+/// One record of script output: CSV (RFC 4180, cells a spreadsheet would take for a
+/// formula made inert) or TSV (fields escaped), with its line end.
+pub fn record(format: Format, cells: &[Cell]) -> String {
+    if format == Format::Csv {
+        let fields: Vec<String> = cells.iter().map(csv_field).collect();
+        return csv_line(&fields);
+    }
+    let mut line = String::new();
+    for (k, cell) in cells.iter().enumerate() {
+        if k > 0 {
+            line.push('\t');
+        }
+        tsv_escape(&cell.to_string(), &mut line);
+    }
+    line.push('\n');
+    line
+}
+
+/// A cell for CSV: a text that begins with `=`, `+`, `-`, `@` (or a tab or carriage
+/// return) gets a `'` before it, as OWASP's advice for CSV injection and the
+/// spreadsheet-safe CSV writers have it, so a spreadsheet shows it as text instead of
+/// running it as a formula; the CSV writer then quotes it. Numbers and `-` (no value) are
+/// left as they are.
+fn csv_field(cell: &Cell) -> String {
+    let text = cell.to_string();
+    let risky = matches!(cell, Cell::Text(_) | Cell::List(_))
+        && text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky {
+        format!("'{text}")
+    } else {
+        text
+    }
+}
+
+/// One CSV record as RFC 4180 quotes it (a field with a comma, a quote or a line end is
+/// put in quotes, its quotes doubled); a field made inert by [`csv_field`] is quoted too.
+fn csv_line(fields: &[String]) -> String {
+    let mut line = String::new();
+    for (k, f) in fields.iter().enumerate() {
+        if k > 0 {
+            line.push(',');
+        }
+        if f.contains([',', '"', '\n', '\r']) || f.starts_with('\'') {
+            line.push('"');
+            line.push_str(&f.replace('"', "\"\""));
+            line.push('"');
+        } else {
+            line.push_str(f);
+        }
+    }
+    line.push('\n');
+    line
+}
+
+/// A TSV field: backslashes, tabs and line ends escaped (`\\`, `\t`, `\n`, `\r`), and every
+/// other control character as `\xNN` (`\u{NNNN}` beyond ASCII), so every row is one line of
+/// tab-separated printable fields.
+pub(super) fn tsv_escape(field: &str, out: &mut String) {
+    for c in field.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() && c.is_ascii() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xlayout::hlo::Ratio;
+
+    #[test]
+    fn ratios_print_three_figures() {
+        for (num, den) in [
+            (5_242_880u64, 1_638_400u64),
+            (128, 1),
+            (1, 3),
+            (9995, 1000),
+            (12345, 1),
+            (1, 1000),
+            (1, 1),
+            (u64::MAX, 1),
+            (1, u64::MAX),
+        ] {
+            let r = Ratio::new(num, den).unwrap();
+            assert_eq!(three_figures(r.value()), r.to_string(), "{num}/{den}");
+        }
+    }
+}
