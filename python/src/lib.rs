@@ -267,6 +267,14 @@ fn relayout<'py>(
     Ok(out)
 }
 
+/// Panics with `message`: the test that a Rust panic reaches Python as `PanicException`
+/// and the interpreter goes on, so a build that stops unwinding (`panic = "abort"`) fails
+/// a test instead of ending a user's notebook.
+#[pyfunction]
+fn _panic_for_tests(message: &str) {
+    panic!("{message}");
+}
+
 /// Seconds the Rust call `xlayout::relayout` (plan and run) takes on these byte views, timed
 /// inside the extension: the baseline of the Python benchmark, measured in its run.
 #[pyfunction]
@@ -356,6 +364,7 @@ fn _xlayout(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyShape>()?;
     m.add_function(wrap_pyfunction!(relayout, m)?)?;
     m.add_function(wrap_pyfunction!(_time_rust_relayout, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(hlo_report, m)?)?;
     m.add_function(wrap_pyfunction!(oom_report, m)?)?;

@@ -135,3 +135,14 @@ def test_hostile_text_keeps_the_rust_bounds():
         assert e.value.kind == kind, text[:40]
     with pytest.raises(TypeError):
         xlayout.Shape(b"f32[3]")
+
+
+def test_a_rust_panic_is_a_python_exception():
+    # The library promises never to panic; if it ever did, the notebook must live on.
+    from xlayout import _xlayout
+
+    with pytest.raises(BaseException) as e:
+        _xlayout._panic_for_tests("forced by the test")
+    assert type(e.value).__name__ == "PanicException"
+    assert "forced by the test" in str(e.value)
+    assert xlayout.Shape("f32[3]{0}").byte_size == 12
