@@ -90,7 +90,9 @@ class Memory:
         if "peak_memory_in_bytes" in s and peak is not None:
             lines.append(
                 f"memory_analysis' peak_memory_in_bytes: {s['peak_memory_in_bytes']} bytes "
-                "(PJRT's own figure, from its buffer assignment; not a live-range peak)"
+                "(PJRT's figure: the peak XProf's memory viewer draws, computed by XLA's "
+                "ComputePeakMemorySizes from the buffer assignment's heap-simulator traces, "
+                "not from the live ranges; xlayout does not recompute it)"
             )
         return "\n".join(lines)
 
