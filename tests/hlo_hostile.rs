@@ -15,7 +15,8 @@ fn everything(bytes: &[u8]) -> (usize, usize) {
     let r = Report::new(&a, o);
     let json = serde_json::to_string(&r).expect("a report always serializes");
     assert!(json.starts_with('{'));
-    (m.instructions.len(), problems.len() + m.diagnostics.len())
+    let count = |d: &[xlayout::hlo::Diagnostic]| d.iter().map(|d| d.problems()).sum::<usize>();
+    (m.instructions.len(), count(&problems) + count(&m.diagnostics))
 }
 
 #[test]
@@ -26,10 +27,27 @@ fn unterminated_comments_on_every_line() {
     // Each line: two comments left open (one reported), the shape cut at the first, and
     // its `(` open where the next line starts; the last line's `(` is closed by the `}` meant
     // for the computation (as a JSON `}` would be), which is then reported unclosed.
-    let kinds = |k| m.diagnostics.iter().filter(|d| d.kind == k).count();
+    // The first 100 of each kind are listed, the rest counted in one more diagnostic.
+    let kinds =
+        |k| m.diagnostics.iter().filter(|d| d.kind == k).map(|d| d.problems()).sum::<usize>();
     assert_eq!(kinds(DiagnosticKind::Unterminated), 100_000);
     assert_eq!(kinds(DiagnosticKind::Unclosed), 99_999);
     assert_eq!(kinds(DiagnosticKind::Structure), 1);
+    // The instruction, its opcode hidden in the comment, is not read, nor its shape.
+    assert_eq!(kinds(DiagnosticKind::UnreadableLine), 100_000);
+    assert_eq!(kinds(DiagnosticKind::InvalidShape), 100_000);
+    assert_eq!(m.diagnostics.len(), 4 * (xlayout::hlo::MAX_LISTED + 1) + 1);
+    let more: Vec<_> =
+        m.diagnostics.iter().filter(|d| d.more > 0).map(|d| (d.line, d.kind, d.more)).collect();
+    assert_eq!(
+        more,
+        [
+            (103, DiagnosticKind::UnreadableLine, 99_900),
+            (103, DiagnosticKind::InvalidShape, 99_900),
+            (103, DiagnosticKind::Unclosed, 99_899),
+            (103, DiagnosticKind::Unterminated, 99_900)
+        ]
+    );
     assert_eq!(m.lines, 100_003);
 }
 
@@ -61,13 +79,31 @@ fn deep_nesting_is_refused_before_the_parser() {
     let m = Module::parse(&deep);
     assert_eq!(m.diagnostics.len(), 1);
     assert_eq!(m.diagnostics[0].kind, DiagnosticKind::InvalidShape);
-    assert!(m.diagnostics[0].message.contains("nest 100001 deep"), "{}", m.diagnostics[0].message);
-    // 60 levels are read.
-    let ok = format!("%t = {}f32[1]{} tuple(%a)\n", "(".repeat(60), ")".repeat(60));
-    let m = Module::parse(&ok);
+    assert!(m.diagnostics[0].message.contains("nest 100000 deep"), "{}", m.diagnostics[0].message);
+    // The shape parser's limit, no other: tuples 64 deep are read whatever the brackets
+    // of their leaves' dimensions and layouts; 65 are not, with the parser's message.
+    let nested = |depth: usize| {
+        format!("{}f32[1,2]{{1,0:T(2,128)}}{}", "(".repeat(depth), ")".repeat(depth))
+    };
+    assert!(nested(xlayout::limits::MAX_NESTING).parse::<xlayout::Shape>().is_ok());
+    let text = format!("%t = {} tuple(%a)\n", nested(xlayout::limits::MAX_NESTING));
+    let m = Module::parse(&text);
     assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
     let a = Analysis::new(&m);
-    assert_eq!(a.facts(InstrId::new(0)).unwrap().total.array_bytes, 4);
+    assert_eq!(a.facts(InstrId::new(0)).unwrap().total.array_bytes, 2 * 128 * 4);
+    let deeper = nested(xlayout::limits::MAX_NESTING + 1);
+    let e = deeper.parse::<xlayout::Shape>().unwrap_err();
+    let text = format!("%t = {deeper} tuple(%a)\n");
+    let m = Module::parse(&text);
+    let d: Vec<_> = m.diagnostics.iter().map(|d| (d.kind, d.message.as_str())).collect();
+    assert_eq!(e.kind(), xlayout::ErrorKind::NestingTooDeep);
+    assert_eq!(
+        d,
+        [(
+            DiagnosticKind::InvalidShape,
+            "the result shape's tuples nest 65 deep; tuples nested deeper than 64 are not read"
+        )]
+    );
 }
 
 #[test]

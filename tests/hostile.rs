@@ -1,21 +1,37 @@
-//! Hostile input: every input of the hostile-input issue, and the limits, answered with an
-//! error or a correct result in bounded memory, measured by a counting allocator.
+//! Hostile input: every input of the hostile-input issues, and the limits, answered with an
+//! error or a correct result in bounded memory, measured by a counting allocator; and the
+//! work of reading each class of hostile module at two sizes, counted in steps and bytes
+//! allocated, growing no faster than the input.
 //!
-//! One test function runs the cases one after another, so the allocator's peak belongs to
-//! the case being measured (the harness runs tests of one binary on several threads).
-//! Times are printed, not asserted: speed is for benchmarks.
+//! The tests take one lock, so the allocator's counts belong to the case being measured
+//! (the harness runs the tests of one binary on several threads). Times are printed, not
+//! asserted: speed is for benchmarks.
 
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
+use xlayout::hlo::{decode, Analysis, DiagnosticKind, Module, Peak, Report, ReportOptions, Rule};
 use xlayout::{limits, ArrayShape, Dim, ErrorKind, Layout, PrimitiveType, Shape, Tile};
 
-/// Counts live bytes and their peak since the last reset.
+mod hostile_inputs;
+use hostile_inputs::Class;
+
+/// Counts live bytes, their peak since the last reset, and all bytes allocated.
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static TOTAL: AtomicUsize = AtomicUsize::new(0);
+
+/// Held by every test of this binary while it runs: one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    // A test that failed while holding the lock poisons it; the others still run.
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 // SAFETY: every call is forwarded to the system allocator with the caller's arguments, so
 // this allocator upholds GlobalAlloc's contract exactly as `System` does; the counters are
@@ -27,6 +43,7 @@ unsafe impl GlobalAlloc for Counting {
         if !p.is_null() {
             let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
             PEAK.fetch_max(live, Relaxed);
+            TOTAL.fetch_add(layout.size(), Relaxed);
         }
         p
     }
@@ -62,6 +79,7 @@ fn kind<T: std::fmt::Debug>(r: Result<T, xlayout::Error>) -> ErrorKind {
 
 #[test]
 fn every_hostile_input_is_answered_in_bounded_memory() {
+    let _one = one_at_a_time();
     // 1. Unbalanced and balanced nesting: an error, never a stack overflow, even on a thread
     //    with a 2 MiB stack.
     let open = "(".repeat(100_000);
@@ -177,6 +195,7 @@ fn every_hostile_input_is_answered_in_bounded_memory() {
 
 #[test]
 fn limits_are_errors_at_the_text_that_crosses_them() {
+    let _one = one_at_a_time();
     let r = limits::MAX_RANK;
     let at = |text: &str| text.parse::<Shape>().unwrap_err();
     // minor_to_major entries, tile entries and split configs share the rank limit.
@@ -202,4 +221,159 @@ fn limits_are_errors_at_the_text_that_crosses_them() {
     a.dims = vec![Dim::Static(1); r + 1];
     a.layout = None;
     assert_eq!(kind(a.check().map(|_| ())), ErrorKind::RankTooLarge);
+}
+
+/// What reading one input cost: the library's steps (`xlayout::hlo::__steps`), the bytes
+/// allocated in all, and the most that were live at once (beyond what was live before).
+#[derive(Clone, Copy, Debug)]
+struct Work {
+    steps: u64,
+    allocated: usize,
+    peak: usize,
+}
+
+/// Runs `f` and measures its work.
+fn work<R>(f: impl FnOnce() -> R) -> (R, Work) {
+    let (base, total, steps) = (LIVE.load(Relaxed), TOTAL.load(Relaxed), xlayout::hlo::__steps());
+    PEAK.store(base, Relaxed);
+    let r = f();
+    let w = Work {
+        steps: xlayout::hlo::__steps() - steps,
+        allocated: TOTAL.load(Relaxed) - total,
+        peak: PEAK.load(Relaxed) - base,
+    };
+    (r, w)
+}
+
+/// What the reading of one input says, for the checks of each class.
+struct Read {
+    instructions: usize,
+    lines: usize,
+    problems: Vec<(DiagnosticKind, usize, usize)>,
+    rules: Vec<Rule>,
+    spaces: usize,
+}
+
+/// Everything `xlayout hlo` and `xlayout hlo --peak` do with a module's bytes before
+/// printing: decode, read, analyse, report (grouped), and the peak with its summary.
+fn read(bytes: &[u8]) -> Read {
+    let (text, problems) = decode(bytes);
+    let mut m = Module::parse(&text);
+    m.add_diagnostics(problems);
+    let a = Analysis::new(&m);
+    let options = ReportOptions { group_by: Some(xlayout::hlo::GroupBy::Op), ..Default::default() };
+    let r = Report::new(&a, options);
+    let peak = Peak::new(&a);
+    let _ = peak.summary(&m, 20);
+    Read {
+        instructions: m.instructions.len(),
+        lines: m.lines,
+        problems: m.diagnostics.iter().map(|d| (d.kind, d.line, d.problems())).collect(),
+        rules: peak.not_modelled.iter().map(|n| n.rule).collect(),
+        spaces: r.totals.by_memory_space.len(),
+    }
+}
+
+/// The size each class is read at, and four times it.
+const N: usize = 64 << 10;
+
+/// Each class of the second hostile-input round, at N and 4N bytes: the steps, the bytes
+/// allocated and the peak of live bytes at 4N are at most five times those at N (a reader
+/// quadratic in any of them would take sixteen times), and what was read is right.
+#[test]
+fn every_class_of_hostile_module_costs_work_linear_in_its_size() {
+    let _one = one_at_a_time();
+    for class in Class::ALL.into_iter().filter(|&c| c != Class::ShapeLines) {
+        let small = hostile_inputs::generate(class, N);
+        let large = hostile_inputs::generate(class, 4 * N);
+        let start = Instant::now();
+        let (r1, w1) = work(|| read(&small));
+        let (r4, w4) = work(|| read(&large));
+        eprintln!(
+            "{}: {} and {} bytes, {w1:?} and {w4:?}, {:?}",
+            class.name(),
+            small.len(),
+            large.len(),
+            start.elapsed()
+        );
+        let ratio = |a: f64, b: f64| b / a;
+        let size = ratio(small.len() as f64, large.len() as f64);
+        assert!((3.5..4.5).contains(&size), "{}: sizes {size}", class.name());
+        // The harness allocates on its own threads while a test runs (starting the next
+        // test's thread, capturing output): a few KiB that are not the reader's. A class
+        // whose reader allocates next to nothing would see that noise as growth.
+        const HARNESS_BYTES: f64 = 64.0 * 1024.0;
+        for (what, a, b, slack) in [
+            ("steps", w1.steps as f64, w4.steps as f64, 0.0),
+            ("bytes allocated", w1.allocated as f64, w4.allocated as f64, HARNESS_BYTES),
+            ("peak bytes", w1.peak as f64, w4.peak as f64, HARNESS_BYTES),
+        ] {
+            assert!(b <= 5.0 * a + slack, "{}: {what} {a} then {b}", class.name());
+        }
+        check(class, &small, &r1);
+        check(class, &large, &r4);
+    }
+}
+
+/// What a class's module reads as: the class's own point, checked at each size.
+fn check(class: Class, bytes: &[u8], r: &Read) {
+    let name = class.name();
+    let kinds =
+        |k: DiagnosticKind| -> usize { r.problems.iter().filter(|p| p.0 == k).map(|p| p.2).sum() };
+    // No class makes the phi simplification stop at its budget.
+    assert!(!r.rules.contains(&Rule::PhiBudget), "{name}: {:?}", r.rules);
+    match class {
+        Class::Strings | Class::Comments => {
+            // One line, no statement: one unreadable line.
+            assert_eq!((r.lines, r.instructions), (1, 0), "{name}");
+            assert_eq!(kinds(DiagnosticKind::UnreadableLine), 1, "{name}");
+        }
+        Class::LoneCr => {
+            // Every line read: the header, a blank, ENTRY, the parameter, the negates, `}`.
+            let negates = bytes.split(|&b| b == b'\r').count() - 6;
+            assert_eq!(r.instructions, negates + 1, "{name}");
+            assert_eq!(r.lines, negates + 5, "{name}");
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
+        Class::NotUtf8Lines => {
+            // Every line reported twice (not UTF-8, then unreadable): 100 of each listed.
+            let lines = bytes.len() / 2;
+            assert_eq!(r.lines, lines);
+            assert_eq!(kinds(DiagnosticKind::NotUtf8), lines, "{name}");
+            assert_eq!(kinds(DiagnosticKind::UnreadableLine), lines, "{name}");
+            assert_eq!(r.problems.len(), 2 * (xlayout::hlo::MAX_LISTED + 1));
+        }
+        Class::SpacePerInstruction => {
+            assert_eq!(r.spaces, r.instructions, "{name}");
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
+        Class::SpacePerLeaf => {
+            assert_eq!(r.instructions, 1);
+            assert_eq!(r.spaces, bytes.split(|&b| b == b'S').count() - 1, "{name}");
+        }
+        Class::GteChain | Class::SameBranch | Class::WhileConditions | Class::AliasPairs => {
+            // Every instruction (`name = ...`) read, without a problem.
+            let statements = bytes.windows(3).filter(|w| w == b" = ").count();
+            assert_eq!(r.instructions, statements, "{name}");
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
+        Class::BadIndexGtes => {
+            // Each bad index is not followed, and says so.
+            assert!(r.rules.contains(&Rule::Unfollowed), "{name}: {:?}", r.rules);
+        }
+        Class::ShapeLines => {}
+    }
+}
+
+/// A million lines that are not UTF-8 cost a few bytes each: the decoded text (three bytes
+/// of U+FFFD and the line end for each two bytes read) and counters, not a diagnostic each.
+#[test]
+fn bad_lines_cost_a_few_bytes_each() {
+    let _one = one_at_a_time();
+    let bytes = hostile_inputs::generate(Class::NotUtf8Lines, 2_000_000);
+    let (r, w) = work(|| read(&bytes));
+    eprintln!("{} bad lines: {w:?}", r.lines);
+    assert_eq!(r.lines, 1_000_000);
+    // The decoded text is 4 MB, 2 bytes per byte read, grown from 2 MB (both live then).
+    assert!(w.peak < 4 * bytes.len(), "{} bytes at most for {} bytes", w.peak, bytes.len());
 }

@@ -320,15 +320,49 @@ impl fmt::Display for RenderedError<'_> {
             let number = text[..line_start].matches('\n').count() + 1;
             write!(f, "\n  line {number}:")?;
         }
-        write!(f, "\n  {line}\n  ")?;
+        // A long line is shown around the error only: at most CONTEXT characters before it,
+        // of it and after it, with `...` where it is cut, so an error in a line of megabytes
+        // does not echo the megabytes.
+        let stop = line_start + line.len();
+        let (before, cut_before) = last_chars(&text[line_start..start], CONTEXT);
+        let (spanned, cut_span) = first_chars(&text[start..end], CONTEXT);
+        let (after, cut_after) =
+            if cut_span { ("", true) } else { first_chars(&text[end.min(stop)..stop], CONTEXT) };
+        let lead = if cut_before { "..." } else { "" };
+        let trail = if cut_after { "..." } else { "" };
+        // The line's trimmed `\r`, if the span starts past it, is not shown.
+        let shown = &before[..before.len().saturating_sub(start - start.min(stop))];
+        write!(f, "\n  {lead}{shown}{spanned}{after}{trail}\n  ")?;
+        for _ in 0..lead.len() {
+            f.write_char(' ')?;
+        }
         // A tab stays a tab, so the carets line up under it in a terminal.
-        for c in text[line_start..start].chars() {
+        for c in before.chars() {
             f.write_char(if c == '\t' { '\t' } else { ' ' })?;
         }
-        for _ in 0..text[start..end].chars().count().max(1) {
+        for _ in 0..spanned.chars().count().max(1) {
             f.write_char('^')?;
         }
         Ok(())
+    }
+}
+
+/// How many characters of a line are shown before, of and after an error's span.
+const CONTEXT: usize = 80;
+
+/// The last `n` characters of `s`, and whether that is not all of it.
+fn last_chars(s: &str, n: usize) -> (&str, bool) {
+    match s.char_indices().rev().nth(n.saturating_sub(1)) {
+        Some((i, _)) if i > 0 => (&s[i..], true),
+        _ => (s, false),
+    }
+}
+
+/// The first `n` characters of `s`, and whether that is not all of it.
+fn first_chars(s: &str, n: usize) -> (&str, bool) {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => (&s[..i], true),
+        None => (s, false),
     }
 }
 
@@ -348,6 +382,28 @@ mod tests {
 
     fn shown(span: Range<usize>, text: &str) -> String {
         Error::new(ErrorKind::Syntax, "bad").with_span(span).render(text).to_string()
+    }
+
+    #[test]
+    fn a_long_line_is_shown_around_the_error() {
+        let text = alloc::format!("{}bad{}", "a".repeat(1000), "z".repeat(1000));
+        let want = alloc::format!(
+            "error: bad\n  ...{}bad{}...\n     {}^^^",
+            "a".repeat(80),
+            "z".repeat(80),
+            " ".repeat(80)
+        );
+        assert_eq!(shown(1000..1003, &text), want);
+        // A span longer than the context: its first characters, then `...`.
+        let text = "x".repeat(500);
+        let want = alloc::format!("error: bad\n  {}...\n  {}", "x".repeat(80), "^".repeat(80));
+        assert_eq!(shown(0..500, &text), want);
+        // Exactly the context each side: nothing cut.
+        let text = alloc::format!("{}!{}", "a".repeat(80), "b".repeat(79));
+        assert_eq!(
+            shown(80..81, &text),
+            alloc::format!("error: bad\n  {text}\n  {}^", " ".repeat(80))
+        );
     }
 
     #[test]
@@ -388,5 +444,11 @@ mod tests {
         assert_eq!(shown(2..2, "(\r"), "error: bad\n  (\n    ^");
         assert_eq!(shown(1..2, "(\r"), "error: bad\n  (\n   ^");
         assert_eq!(shown(2..3, "ab\r\ncd"), "error: bad\n  line 1:\n  ab\n    ^");
+        // More trailing `\r`s than the context shows: still no panic.
+        let text = alloc::format!("({}", "\r".repeat(200));
+        assert_eq!(
+            shown(201..201, &text),
+            alloc::format!("error: bad\n  ...\n  {}^", " ".repeat(83))
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! this crate computes from the module ([`size_differences`]).
 //!
 //! Both readers take text and never fail: a line they cannot read is a [`DumpProblem`]
-//! with its line number, and the rest is still read.
+//! with its line number (the first [`MAX_LISTED`](super::MAX_LISTED), then one that counts
+//! the rest), and the rest is still read. Lines end as [`lines`](super::lines) ends them.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,9 @@ use serde::Serialize;
 
 use super::attribute::shape_index;
 use super::buffer::Analysis;
+use super::diagnostic::MAX_LISTED;
 use super::id::{IndexVec, InstrId, ShapeId};
+use super::lines;
 use super::peak::tree::Tree;
 
 /// A line of a dump that could not be read.
@@ -27,6 +30,40 @@ pub struct DumpProblem {
     pub line: usize,
     /// Why.
     pub message: String,
+}
+
+/// A dump's problems as its reader meets them: the first [`MAX_LISTED`] listed, the rest
+/// counted in one more.
+#[derive(Default)]
+struct Problems {
+    list: Vec<DumpProblem>,
+    /// Problems past the listed ones: how many, and the line of the first.
+    more: (usize, usize),
+}
+
+impl Problems {
+    fn add(&mut self, line: usize, message: impl FnOnce() -> String) {
+        if self.list.len() < MAX_LISTED {
+            self.list.push(DumpProblem { line, message: message() });
+        } else {
+            if self.more.0 == 0 {
+                self.more.1 = line;
+            }
+            self.more.0 += 1;
+        }
+    }
+
+    fn into_vec(mut self) -> Vec<DumpProblem> {
+        let (count, line) = self.more;
+        if count > 0 {
+            let message = format!(
+                "{count} more unreadable lines from this line on are not listed (the first \
+                 {MAX_LISTED} are)"
+            );
+            self.list.push(DumpProblem { line, message });
+        }
+        self.list
+    }
 }
 
 /// One value in an allocation: `<id name{index} (phi) @color> (size=N,offset=N): shape`.
@@ -103,22 +140,23 @@ impl BufferAssignment {
     /// Reads `BufferAssignment::ToString` text (other lines are skipped).
     pub fn parse(text: &str) -> BufferAssignment {
         let mut b = BufferAssignment::default();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim_end_matches('\r');
-            let problem = |message: &str| DumpProblem { line: n + 1, message: message.to_string() };
+        let mut problems = Problems::default();
+        for (n, line) in lines(text).enumerate() {
+            let mut problem = |message: &str| problems.add(n + 1, || message.to_string());
             if let Some(rest) = line.strip_prefix("allocation ") {
                 match allocation(rest) {
                     Some(a) => b.allocations.push(a),
-                    None => b.problems.push(problem("unreadable allocation line")),
+                    None => problem("unreadable allocation line"),
                 }
             } else if let Some(rest) = line.trim_start().strip_prefix("value: ") {
                 match (value(rest), b.allocations.last_mut()) {
                     (Some(v), Some(a)) => a.values.push(v),
-                    (Some(_), None) => b.problems.push(problem("a value before any allocation")),
-                    (None, _) => b.problems.push(problem("unreadable value line")),
+                    (Some(_), None) => problem("a value before any allocation"),
+                    (None, _) => problem("unreadable value line"),
                 }
             }
         }
+        b.problems = problems.into_vec();
         b
     }
 
@@ -266,11 +304,12 @@ impl LiveRangeDump {
             Tree,
         }
         let mut d = LiveRangeDump::default();
+        let mut problems = Problems::default();
         let mut section = Section::None;
-        for (n, line) in text.lines().enumerate() {
+        for (n, line) in lines(text).enumerate() {
             let t = line.trim();
-            let bad = |d: &mut LiveRangeDump, what: &str| {
-                d.problems.push(DumpProblem { line: n + 1, message: format!("unreadable {what}") });
+            let mut bad = |what: &str| {
+                problems.add(n + 1, || format!("unreadable {what}"));
             };
             if let Some(rest) = t.strip_prefix("HloLiveRange (max ") {
                 d.max = rest.strip_suffix("):").and_then(|m| m.parse().ok());
@@ -292,20 +331,21 @@ impl LiveRangeDump {
             } else if section == Section::Sequence {
                 match t.split_once(':') {
                     Some((_, name)) => d.sequence.push(name.to_string()),
-                    None => bad(&mut d, "instruction sequence line"),
+                    None => bad("instruction sequence line"),
                 }
             } else if section == Section::Ranges {
                 match range(t) {
                     Some(r) => d.ranges.push(r),
-                    None => bad(&mut d, "live range line"),
+                    None => bad("live range line"),
                 }
             } else {
                 match live(t) {
                     Some(l) => d.live.push(l),
-                    None => bad(&mut d, "peak line"),
+                    None => bad("peak line"),
                 }
             }
         }
+        d.problems = problems.into_vec();
         d
     }
 

@@ -4,10 +4,12 @@
 
 use std::borrow::Cow;
 
-use super::diagnostic::{Diagnostic, DiagnosticKind};
+use super::diagnostic::{Diagnostic, DiagnosticKind, Diagnostics};
+use super::lines::line_at;
 
 /// The text of `bytes`, borrowed when it is all UTF-8, and one diagnostic per line that
-/// is not. One pass over the bytes.
+/// is not (the first [`MAX_LISTED`](super::MAX_LISTED), then one that counts the rest).
+/// One pass over the bytes; lines end as [`lines`](super::lines) ends them.
 ///
 /// ```
 /// use xlayout::hlo::{decode, DiagnosticKind};
@@ -21,40 +23,44 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, Vec<Diagnostic>) {
         return (Cow::Borrowed(text), Vec::new());
     }
     let mut text = String::with_capacity(bytes.len() + 16);
-    let mut problems: Vec<Diagnostic> = Vec::new();
-    // Line number and the byte offset of the line's start, both for the original bytes.
+    let mut problems = Diagnostics::default();
+    // Line number and the byte offset of the line's start, both for the original bytes; the
+    // line last reported.
     let (mut line, mut line_start, mut offset) = (1usize, 0usize, 0usize);
+    let mut reported = 0;
     for chunk in bytes.utf8_chunks() {
-        let valid = chunk.valid();
-        for nl in memchr::memchr_iter(b'\n', valid.as_bytes()) {
+        let valid = chunk.valid().as_bytes();
+        // A `\r` that ends a valid part is a lone one: a bad sequence follows it.
+        let mut from = 0;
+        while from < valid.len() {
+            let (end, next) = line_at(valid, from);
+            if end == valid.len() {
+                break;
+            }
             line += 1;
-            line_start = offset + nl + 1;
+            line_start = offset + next;
+            from = next;
         }
-        text.push_str(valid);
+        text.push_str(chunk.valid());
         offset += valid.len();
         let invalid = chunk.invalid();
         if !invalid.is_empty() {
             // One report per line: the first bad byte is where a person should look.
-            if problems.last().map_or(true, |d| d.line != line) {
+            if std::mem::replace(&mut reported, line) != line {
                 let column = offset - line_start + 1;
-                problems.push(
-                    Diagnostic::new(
-                        line,
-                        DiagnosticKind::NotUtf8,
-                        format!(
-                            "byte {offset} of the file (0x{:02x}) is not UTF-8; the line is read \
-                             with U+FFFD in place of each bad sequence",
-                            invalid[0]
-                        ),
+                problems.add(line, DiagnosticKind::NotUtf8, Some(column), || {
+                    format!(
+                        "byte {offset} of the file (0x{:02x}) is not UTF-8; the line is read \
+                         with U+FFFD in place of each bad sequence",
+                        invalid[0]
                     )
-                    .at_column(column),
-                );
+                });
             }
             text.push(char::REPLACEMENT_CHARACTER);
             offset += invalid.len();
         }
     }
-    (Cow::Owned(text), problems)
+    (Cow::Owned(text), problems.into_vec())
 }
 
 #[cfg(test)]
@@ -71,5 +77,17 @@ mod tests {
         assert!(problems[1].message.starts_with("byte 9 of the file (0xff)"), "{problems:?}");
         let (text, problems) = decode(b"plain\n");
         assert!(matches!(text, Cow::Borrowed("plain\n")) && problems.is_empty());
+        // Lone CRs end lines too.
+        let (_, problems) = decode(b"a\rb\r\n\xff\r\xfe");
+        let at: Vec<_> = problems.iter().map(|d| (d.line, d.column)).collect();
+        assert_eq!(at, [(3, Some(1)), (4, Some(1))]);
+    }
+
+    #[test]
+    fn a_million_bad_lines_cost_a_counter() {
+        let (_, problems) = decode(&b"\xff\n".repeat(1_000_000));
+        assert_eq!(problems.len(), super::super::MAX_LISTED + 1);
+        let last = problems.last().unwrap();
+        assert_eq!((last.line, last.more, last.kind), (101, 999_900, DiagnosticKind::NotUtf8));
     }
 }

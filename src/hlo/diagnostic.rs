@@ -1,4 +1,6 @@
-//! What the reader could not read, and where: one [`Diagnostic`] per problem, with its line.
+//! What the reader could not read, and where: one [`Diagnostic`] per problem, with its line;
+//! after [`MAX_LISTED`] of one kind, one more that counts the rest, so that a file of ten
+//! million bad lines costs a counter, not ten million messages.
 
 use std::fmt;
 
@@ -30,6 +32,44 @@ pub enum DiagnosticKind {
     Structure,
 }
 
+impl DiagnosticKind {
+    /// Every kind, in declaration order.
+    const ALL: [DiagnosticKind; 6] = [
+        DiagnosticKind::NotUtf8,
+        DiagnosticKind::UnreadableLine,
+        DiagnosticKind::InvalidShape,
+        DiagnosticKind::Unclosed,
+        DiagnosticKind::Unterminated,
+        DiagnosticKind::Structure,
+    ];
+
+    /// Problems of this kind, in words (plural).
+    fn plural(self) -> &'static str {
+        match self {
+            DiagnosticKind::NotUtf8 => "lines that are not UTF-8",
+            DiagnosticKind::UnreadableLine => "unreadable lines",
+            DiagnosticKind::InvalidShape => "invalid shapes",
+            DiagnosticKind::Unclosed => "statements left unclosed",
+            DiagnosticKind::Unterminated => "strings or comments left open",
+            DiagnosticKind::Structure => "structure problems",
+        }
+    }
+}
+
+/// At most this many diagnostics of one kind are listed; the rest of that kind are counted
+/// in one more diagnostic, whose [`Diagnostic::more`] says how many there are.
+///
+/// ```
+/// use xlayout::hlo::{Module, MAX_LISTED};
+/// let text = "junk\n".repeat(250);
+/// let m = Module::parse(&text);
+/// assert_eq!(m.diagnostics.len(), MAX_LISTED + 1);
+/// let last = &m.diagnostics[MAX_LISTED];
+/// assert_eq!((last.line, last.more), (101, 150));
+/// assert_eq!(last.to_string(), "101: 150 more unreadable lines from this line on are not listed (the first 100 of each kind are)");
+/// ```
+pub const MAX_LISTED: usize = 100;
+
 /// One reading problem: the line (from 1), the byte column where known (from 1), what it
 /// is, and a sentence for a person.
 ///
@@ -38,6 +78,7 @@ pub enum DiagnosticKind {
 /// let m = Module::parse("HloModule m\nthis is not HLO\n");
 /// let d = &m.diagnostics[0];
 /// assert_eq!((d.line, d.to_string().as_str()), (2, "2: unreadable line: `this is not HLO`"));
+/// assert_eq!(d.more, 0);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
@@ -49,16 +90,40 @@ pub struct Diagnostic {
     pub kind: DiagnosticKind,
     /// The explanation.
     pub message: String,
+    /// 0 for a problem; for the diagnostic that follows the first [`MAX_LISTED`] of a kind,
+    /// how many more problems of that kind there are, from its line on, not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Diagnostic {
     pub(crate) fn new(line: usize, kind: DiagnosticKind, message: impl Into<String>) -> Self {
-        Diagnostic { line, column: None, kind, message: message.into() }
+        Diagnostic { line, column: None, kind, message: message.into(), more: 0 }
     }
 
-    pub(crate) fn at_column(mut self, column: usize) -> Self {
-        self.column = Some(column);
-        self
+    /// The diagnostic that counts `more` problems of `kind` not listed, the first on `line`.
+    fn summary(line: usize, kind: DiagnosticKind, more: usize) -> Self {
+        let message = format!(
+            "{more} more {} from this line on are not listed (the first {MAX_LISTED} of each kind are)",
+            kind.plural()
+        );
+        Diagnostic { more, ..Diagnostic::new(line, kind, message) }
+    }
+
+    /// How many problems this diagnostic stands for: 1, or for a summary the count.
+    ///
+    /// ```
+    /// use xlayout::hlo::Module;
+    /// let text = "junk\n".repeat(250);
+    /// let m = Module::parse(&text);
+    /// assert_eq!(m.diagnostics.iter().map(|d| d.problems()).sum::<usize>(), 250);
+    /// ```
+    pub fn problems(&self) -> usize {
+        self.more.max(1)
     }
 
     /// The order diagnostics are listed in: by line; on one line bytes that are not UTF-8
@@ -78,12 +143,80 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Diagnostics as a reader finds them, at most [`MAX_LISTED`] of each kind kept: past that
+/// a problem costs a counter, and its message is never formatted.
+#[derive(Debug, Default)]
+pub(crate) struct Diagnostics {
+    list: Vec<Diagnostic>,
+    /// Per kind: how many were listed, and the problems past those (count, first line).
+    listed: [usize; 6],
+    more: [(usize, usize); 6],
+}
+
+impl Diagnostics {
+    /// Adds a problem of `kind` on `line`; `message` is called only when it is listed.
+    pub fn add(
+        &mut self,
+        line: usize,
+        kind: DiagnosticKind,
+        column: Option<usize>,
+        message: impl FnOnce() -> String,
+    ) {
+        let k = kind as usize;
+        if self.listed[k] < MAX_LISTED {
+            self.listed[k] += 1;
+            self.list.push(Diagnostic { column, ..Diagnostic::new(line, kind, message()) });
+        } else {
+            let (count, first) = &mut self.more[k];
+            if *count == 0 {
+                *first = line;
+            }
+            *count += 1;
+            *first = (*first).min(line);
+        }
+    }
+
+    /// Adds a diagnostic made already (a summary adds its count).
+    pub fn push(&mut self, d: Diagnostic) {
+        if d.more > 0 {
+            let (count, first) = &mut self.more[d.kind as usize];
+            *first = if *count == 0 { d.line } else { (*first).min(d.line) };
+            *count += d.more;
+        } else {
+            let (line, kind, column) = (d.line, d.kind, d.column);
+            self.add(line, kind, column, || d.message);
+        }
+    }
+
+    /// The listed diagnostics and one summary per kind with more, in line order.
+    pub fn into_vec(mut self) -> Vec<Diagnostic> {
+        for (kind, &(count, first)) in DiagnosticKind::ALL.iter().zip(&self.more) {
+            if count > 0 {
+                self.list.push(Diagnostic::summary(first, *kind, count));
+            }
+        }
+        self.list.sort_by_key(Diagnostic::order);
+        self.list
+    }
+}
+
+/// `list` in line order, at most [`MAX_LISTED`] of each kind listed (the first by line) and
+/// the rest counted.
+pub(crate) fn bounded(mut list: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    list.sort_by_key(Diagnostic::order);
+    let mut d = Diagnostics::default();
+    for x in list {
+        d.push(x);
+    }
+    d.into_vec()
+}
+
 /// At most this many characters of a line are quoted in a message.
 const QUOTE: usize = 80;
 
 /// The start of `text` for a message: its first line, at most [`QUOTE`] characters.
 pub(crate) fn quote(text: &str) -> String {
-    let line = text.lines().next().unwrap_or("").trim();
+    let line = super::lines(text).next().unwrap_or("").trim();
     match line.char_indices().nth(QUOTE) {
         Some((end, _)) => format!("`{}...`", &line[..end]),
         None => format!("`{line}`"),

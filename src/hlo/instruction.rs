@@ -24,7 +24,8 @@ pub(crate) struct Head<'t> {
     pub shape_at: usize,
     /// The shape as written: up to the first blank outside brackets, strings and comments.
     pub shape_text: &'t str,
-    /// How deep its brackets nest.
+    /// How deep its tuples (and `b(...)` buffers) nest, as the shape parser counts them:
+    /// `(` outside the `[...]` of dimensions and the `{...}` of a layout.
     pub nesting: usize,
 }
 
@@ -35,14 +36,23 @@ pub(crate) fn head(text: &str) -> Option<Head<'_>> {
     let value = after.strip_prefix('=')?;
     let value = value.trim_start();
     let shape_at = text.len() - value.len();
-    let mut nesting = 0;
-    let len = walk(value, &BRACKETS_AND_BLANKS, |_, e, depth| match e {
-        Event::Byte(b) if depth == 0 && b.is_ascii_whitespace() => ControlFlow::Break(()),
-        Event::Byte(b'(' | b'[' | b'{') => {
-            nesting = nesting.max(depth + 1);
-            ControlFlow::Continue(())
+    // Open tuple brackets, and open brackets of other kinds (and `(` inside them).
+    let (mut tuples, mut other, mut nesting) = (0usize, 0usize, 0usize);
+    let len = walk(value, &BRACKETS_AND_BLANKS, |_, e, depth| {
+        match e {
+            Event::Byte(b) if depth == 0 && b.is_ascii_whitespace() => {
+                return ControlFlow::Break(())
+            }
+            Event::Byte(b'(') if other == 0 => {
+                tuples += 1;
+                nesting = nesting.max(tuples);
+            }
+            Event::Byte(b'(' | b'[' | b'{') => other += 1,
+            Event::Byte(b')') if other == 0 => tuples = tuples.saturating_sub(1),
+            Event::Byte(b')' | b']' | b'}') => other = other.saturating_sub(1),
+            _ => {}
         }
-        _ => ControlFlow::Continue(()),
+        ControlFlow::Continue(())
     })
     .unwrap_or(value.len());
     let shape_text = &value[..len];
@@ -300,6 +310,8 @@ mod tests {
         let h = head("ROOT %t.1   =   (f32[2]{0}, /*index=1*/ s32[]) tuple(%a, %b)").unwrap();
         assert!(h.is_root);
         assert_eq!((h.name, h.shape_text), ("t.1", "(f32[2]{0}, /*index=1*/ s32[])"));
+        assert_eq!(h.nesting, 1);
+        let h = head("%t = ((f32[2]{0:T(2)}), b(s32[])) tuple(%a)").unwrap();
         assert_eq!(h.nesting, 2);
         let h = head("x=f32[]constant(1)").unwrap();
         assert_eq!((h.name, h.shape_text, h.shape_at), ("x", "f32[]constant(1)", 2));

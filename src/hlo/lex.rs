@@ -1,7 +1,8 @@
 //! Text to statements: which lines make up each module header, computation header, `}`,
 //! instruction and table row, whatever the indentation, however many lines an instruction
 //! takes (a `backend_config` printed as indented JSON ends with a lone `}`), with brackets
-//! inside `"strings"` and `/* comments */` not counted.
+//! inside `"strings"` and `/* comments */` not counted. A line ends at `\n`, `\r\n` or a
+//! lone `\r` (`lines.rs`).
 //!
 //! Every byte is looked at a bounded number of times: a string or comment left open is
 //! taken to end with its line (and reported), and a statement whose brackets never close
@@ -9,7 +10,8 @@
 
 use std::ops::ControlFlow;
 
-use super::diagnostic::{quote, Diagnostic, DiagnosticKind};
+use super::diagnostic::{quote, DiagnosticKind, Diagnostics};
+use super::lines::{count_line_ends, last_line_start, line_at};
 
 /// What a statement is, from its first line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,12 +48,9 @@ impl Statement<'_> {
     /// The line and byte column (both from 1) of byte `offset` of the statement's text.
     pub fn position(&self, offset: usize) -> (usize, usize) {
         let before = &self.text.as_bytes()[..offset.min(self.text.len())];
-        match memchr::memrchr(b'\n', before) {
+        match last_line_start(before) {
             None => (self.line, self.column + before.len()),
-            Some(nl) => {
-                let lines = memchr::memchr_iter(b'\n', before).count();
-                (self.line + lines, before.len() - nl)
-            }
+            Some(start) => (self.line + count_line_ends(before), before.len() - start + 1),
         }
     }
 }
@@ -66,7 +65,7 @@ pub(crate) struct Statements<'t> {
     pos: usize,
     line: usize,
     in_table: bool,
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Diagnostics,
 }
 
 /// One line: its number, its text without the line end, the offset of the next line.
@@ -80,7 +79,7 @@ struct Line<'t> {
 
 impl<'t> Statements<'t> {
     pub fn new(text: &'t str) -> Self {
-        Statements { text, pos: 0, line: 1, in_table: false, diagnostics: Vec::new() }
+        Statements { text, pos: 0, line: 1, in_table: false, diagnostics: Diagnostics::default() }
     }
 
     /// The number of lines read so far (all of them once the iterator is done).
@@ -92,16 +91,9 @@ impl<'t> Statements<'t> {
         if self.pos >= self.text.len() {
             return None;
         }
-        let rest = &self.text.as_bytes()[self.pos..];
-        let (len, next) = match memchr::memchr(b'\n', rest) {
-            Some(n) => (n, self.pos + n + 1),
-            None => (rest.len(), self.text.len()),
-        };
-        let mut text = &self.text[self.pos..self.pos + len];
-        if let Some(t) = text.strip_suffix('\r') {
-            text = t; // Windows line ends
-        }
-        Some(Line { number: self.line, start: self.pos, text, next })
+        let (end, next) = line_at(self.text.as_bytes(), self.pos);
+        super::work::count(next - self.pos);
+        Some(Line { number: self.line, start: self.pos, text: &self.text[self.pos..end], next })
     }
 
     fn advance(&mut self, line: &Line<'t>) {
@@ -114,14 +106,9 @@ impl<'t> Statements<'t> {
     fn scan(&mut self, text: &str, number: usize, column: usize, depth: &mut usize) -> Scan {
         let scan = scan_line(text, depth);
         if let Some((at, what)) = scan.unterminated {
-            self.diagnostics.push(
-                Diagnostic::new(
-                    number,
-                    DiagnosticKind::Unterminated,
-                    format!("{what} not closed on its line; taken to end with the line"),
-                )
-                .at_column(column + at),
-            );
+            self.diagnostics.add(number, DiagnosticKind::Unterminated, Some(column + at), || {
+                format!("{what} not closed on its line; taken to end with the line")
+            });
         }
         scan
     }
@@ -175,30 +162,26 @@ impl<'t> Iterator for Statements<'t> {
             // Continuation lines, while brackets are open.
             while depth > 0 {
                 let Some(next) = self.peek_line() else {
-                    self.diagnostics.push(Diagnostic::new(
-                        line.number,
-                        DiagnosticKind::Unclosed,
+                    self.diagnostics.add(line.number, DiagnosticKind::Unclosed, None, || {
                         format!(
                             "{depth} bracket(s) of this statement are still open at the end of \
                              the text (is the file truncated?): {}",
                             quote(t)
-                        ),
-                    ));
+                        )
+                    });
                     break;
                 };
                 let n_indent = next.text.len() - next.text.trim_start().len();
                 let nt = next.text[n_indent..].trim_end();
                 if looks_like_a_start(nt) {
-                    self.diagnostics.push(Diagnostic::new(
-                        line.number,
-                        DiagnosticKind::Unclosed,
+                    self.diagnostics.add(line.number, DiagnosticKind::Unclosed, None, || {
                         format!(
                             "{depth} bracket(s) of this statement are still open where line {} \
                              starts another; read up to there: {}",
                             next.number,
                             quote(t)
-                        ),
-                    ));
+                        )
+                    });
                     break;
                 }
                 self.advance(&next);
@@ -368,8 +351,20 @@ pub(crate) const BRACKETS_AND_COMMAS: [bool; 256] = interest(b",");
 /// the bracket depth outside the byte (an opening bracket gets the depth before it, a
 /// closing one the depth after it), until `f` breaks. Strings and comments end with their
 /// line at the latest. Returns the offset `f` broke at. Bytes of no interest are skipped
-/// with one table look-up each: this loop sees every byte of a dump a few times.
+/// with one table look-up each: this loop sees every byte of a dump a few times, and the
+/// line end strings and comments stop at is searched for once per line, not once each.
 pub(crate) fn walk(
+    s: &str,
+    interest: &[bool; 256],
+    f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
+) -> Option<usize> {
+    let stop = walk_bytes(s, interest, f);
+    super::work::count(stop.unwrap_or(s.len()));
+    stop
+}
+
+/// [`walk`], without counting the bytes passed.
+fn walk_bytes(
     s: &str,
     interest: &[bool; 256],
     mut f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
@@ -377,7 +372,18 @@ pub(crate) fn walk(
     let b = s.as_bytes();
     let mut i = 0;
     let mut depth = 0usize;
-    let line_end = |from: usize| memchr::memchr(b'\n', &b[from..]).map_or(b.len(), |n| from + n);
+    // The first line end at or after the last search: a string or comment ends there at the
+    // latest. Searched again only once passed, so a line of a million strings is searched
+    // once, not once per string.
+    let mut eol: Option<usize> = None;
+    let mut line_end = |from: usize| match eol {
+        Some(e) if e >= from => e,
+        _ => {
+            let e = line_at(b, from).0;
+            super::work::count(e - from);
+            *eol.insert(e)
+        }
+    };
     loop {
         while i < b.len() && !interest[b[i] as usize] {
             i += 1;
@@ -537,10 +543,11 @@ mod tests {
                 (3, "%c = (f32[2], s32[]) tuple(%b")
             ]
         );
-        let d: Vec<_> = s.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
+        let diagnostics = s.diagnostics.into_vec();
+        let d: Vec<_> = diagnostics.iter().map(|d| (d.line, d.kind)).collect();
         assert_eq!(d, [(1, DiagnosticKind::Unclosed), (3, DiagnosticKind::Unclosed)]);
-        assert!(s.diagnostics[0].message.contains("where line 2 starts another"));
-        assert!(s.diagnostics[1].message.contains("end of the text"));
+        assert!(diagnostics[0].message.contains("where line 2 starts another"));
+        assert!(diagnostics[1].message.contains("end of the text"));
     }
 
     #[test]

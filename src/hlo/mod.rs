@@ -50,6 +50,7 @@ mod headline;
 mod id;
 pub(crate) mod instruction;
 pub(crate) mod lex;
+mod lines;
 mod metadata;
 mod mlir;
 mod module;
@@ -60,6 +61,7 @@ mod read;
 mod report;
 mod sizes;
 pub mod units;
+mod work;
 
 pub use assignment::{
     dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
@@ -69,11 +71,12 @@ pub use attribute::{AliasPair, CallAttribute};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
 pub use decode::decode;
-pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
 pub use dump::{module_files, Stage};
 pub use headline::ReportWithPeak;
 pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
 pub use instruction::{Called, Instruction, Operand};
+pub use lines::lines;
 pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
 pub use mlir::NOT_HLO;
 pub use module::{CallContext, Computation, Module};
@@ -87,3 +90,5 @@ pub use report::{
     op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
 };
 pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};
+#[doc(hidden)]
+pub use work::__steps;

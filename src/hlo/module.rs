@@ -107,9 +107,10 @@ pub struct Module<'t> {
     pub shapes: IndexVec<ShapeId, Shape>,
     /// The stack-frame tables.
     pub sources: SourceTables<'t>,
-    /// What could not be read, in line order.
+    /// What could not be read, in line order: at most [`MAX_LISTED`](super::MAX_LISTED) of
+    /// each kind, then one diagnostic that counts the rest of that kind.
     pub diagnostics: Vec<Diagnostic>,
-    /// The number of lines.
+    /// The number of lines (a line ends at `\n`, `\r\n` or a lone `\r`).
     pub lines: usize,
     /// Computation names to ids (the first of each name).
     pub(crate) computation_ids: TextMap<&'t str, CompId>,
@@ -209,7 +210,8 @@ impl<'t> Module<'t> {
     }
 
     /// Adds problems found before parsing (those of [`decode`](super::decode)), keeping
-    /// the diagnostics in line order.
+    /// the diagnostics in line order and at most [`MAX_LISTED`](super::MAX_LISTED) of each
+    /// kind listed.
     ///
     /// ```
     /// use xlayout::hlo::{decode, Module};
@@ -220,7 +222,8 @@ impl<'t> Module<'t> {
     /// assert_eq!(lines, [2, 2]); // not UTF-8, and then not HLO either
     /// ```
     pub fn add_diagnostics(&mut self, mut problems: Vec<Diagnostic>) {
-        self.diagnostics.append(&mut problems);
-        self.diagnostics.sort_by_key(Diagnostic::order);
+        let mut all = std::mem::take(&mut self.diagnostics);
+        all.append(&mut problems);
+        self.diagnostics = super::diagnostic::bounded(all);
     }
 }

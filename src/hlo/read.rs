@@ -1,23 +1,19 @@
 //! Module text -> [`Module`]: statements into computations and instructions (result shapes
 //! read by layout-runtime's parser and checked by its validator), the stack-frame tables,
 //! then every name resolved to an id (operands, called computations), each computation's
-//! root, and the call graph; every problem met is a [`Diagnostic`] with its line.
+//! root, and the call graph; every problem met is a [`Diagnostic`](super::Diagnostic) with its line.
 
 use std::collections::hash_map::Entry;
 
-use crate::{Error, Shape};
+use crate::{limits::MAX_NESTING, Error, Shape};
 
 use super::attribute::alias_pairs;
-use super::diagnostic::{quote, Diagnostic, DiagnosticKind};
+use super::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
 use super::instruction::{self, Instruction};
 use super::lex::{for_each_top_level, split_name, Kind, Statement, Statements, TABLES};
 use super::module::{CallContext, Computation, Module, TextMap};
 use super::opcode::Opcode;
-
-/// Brackets in a result shape nest at most this deep (tuples nested some 60 levels): the
-/// parser recurses once per level, so hostile nesting must not reach it.
-const MAX_NESTING: usize = 64;
 
 /// A shape read once: its id, or the diagnostic message and column offset of its error.
 type Cached = Result<ShapeId, (String, usize)>;
@@ -38,19 +34,19 @@ impl<'t> Module<'t> {
         if let Some(c) = b.open {
             let name = b.m.computations[c].name;
             let line = b.m.computations[c].line;
-            b.m.diagnostics.push(Diagnostic::new(
-                line,
-                DiagnosticKind::Structure,
-                format!("computation `{name}` is not closed by `}}` before the end of the text"),
-            ));
+            b.diagnose(line, DiagnosticKind::Structure, || {
+                format!("computation `{name}` is not closed by `}}` before the end of the text")
+            });
             let end = b.m.instructions.len();
             b.m.computations[c].instructions.set_end(end);
         }
         b.resolve();
         let mut m = b.m;
         m.lines = statements.lines_read();
-        m.diagnostics.append(&mut statements.diagnostics);
-        m.diagnostics.sort_by_key(Diagnostic::order);
+        // The two lists hold different kinds: each is bounded already.
+        let mut diagnostics = b.problems.into_vec();
+        diagnostics.append(&mut statements.diagnostics.into_vec());
+        m.diagnostics = bounded(diagnostics);
         call_graph(&mut m);
         m
     }
@@ -134,19 +130,22 @@ struct Builder<'t> {
     table: Option<&'static str>,
     /// Shapes already read, by their text (when the text alone decides the parse).
     cache: TextMap<&'t str, Cached>,
-    /// Distinct valid shapes by their text, to give equal shapes one id.
-    ids: TextMap<Shape, ShapeId>,
+    /// Distinct valid shapes, to give equal shapes one id.
+    ids: ShapeIds,
     /// Names the module's table gives to an instruction of another computation: the first
     /// instruction of each such name in each computation (names are scoped per
     /// computation, as in XLA's parser; a name used in two computations is rare).
     shadowed: TextMap<(Option<CompId>, &'t str), InstrId>,
     /// Whether the reader stopped at [`MAX_ITEMS`] instructions or computations.
     full: bool,
+    /// What could not be read.
+    problems: Diagnostics,
 }
 
 impl<'t> Builder<'t> {
-    fn diagnose(&mut self, line: usize, kind: DiagnosticKind, message: String) {
-        self.m.diagnostics.push(Diagnostic::new(line, kind, message));
+    /// Reports a problem; `message` is only formatted when the problem is listed.
+    fn diagnose(&mut self, line: usize, kind: DiagnosticKind, message: impl FnOnce() -> String) {
+        self.problems.add(line, kind, None, message);
     }
 
     fn close(&mut self, line: usize, why: &str) {
@@ -155,11 +154,9 @@ impl<'t> Builder<'t> {
             let opened = self.m.computations[c].line;
             let end = self.m.instructions.len();
             self.m.computations[c].instructions.set_end(end);
-            self.diagnose(
-                opened,
-                DiagnosticKind::Structure,
-                format!("computation `{name}` is not closed by `}}` before {why} at line {line}"),
-            );
+            self.diagnose(opened, DiagnosticKind::Structure, || {
+                format!("computation `{name}` is not closed by `}}` before {why} at line {line}")
+            });
         }
     }
 
@@ -175,11 +172,9 @@ impl<'t> Builder<'t> {
                     let end = self.m.instructions.len();
                     self.m.computations[c].instructions.set_end(end);
                 }
-                None => self.diagnose(
-                    s.line,
-                    DiagnosticKind::Structure,
-                    String::from("`}` closes no computation"),
-                ),
+                None => self.diagnose(s.line, DiagnosticKind::Structure, || {
+                    String::from("`}` closes no computation")
+                }),
             },
             Kind::Instruction => self.instruction(s),
             Kind::TableHeader => self.table = TABLES.iter().copied().find(|t| *t == s.text),
@@ -187,18 +182,14 @@ impl<'t> Builder<'t> {
                 let ok = self.table.is_some_and(|t| self.m.sources.add_row(t, s.text));
                 if !ok {
                     let table = self.table.unwrap_or("table");
-                    self.diagnose(
-                        s.line,
-                        DiagnosticKind::UnreadableLine,
-                        format!("not a row of the {table} table: {}", quote(s.text)),
-                    );
+                    self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
+                        format!("not a row of the {table} table: {}", quote(s.text))
+                    });
                 }
             }
-            Kind::Unreadable => self.diagnose(
-                s.line,
-                DiagnosticKind::UnreadableLine,
-                format!("unreadable line: {}", quote(s.text)),
-            ),
+            Kind::Unreadable => self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
+                format!("unreadable line: {}", quote(s.text))
+            }),
         }
     }
 
@@ -209,13 +200,11 @@ impl<'t> Builder<'t> {
         let header = rest[end..].trim_start();
         let header = header.strip_prefix(',').unwrap_or(header).trim();
         if self.m.name.is_some() {
-            self.diagnose(
-                s.line,
-                DiagnosticKind::Structure,
+            self.diagnose(s.line, DiagnosticKind::Structure, || {
                 String::from(
                     "a second `HloModule` header: what follows is read as part of the first module",
-                ),
-            );
+                )
+            });
             return;
         }
         self.m.name = (end > 0).then(|| &rest[..end]);
@@ -237,21 +226,17 @@ impl<'t> Builder<'t> {
         self.close(s.line, "the next computation");
         let (keyword, rest) = super::lex::keyword(s.text);
         let Some((name, signature)) = split_name(rest) else {
-            return self.diagnose(
-                s.line,
-                DiagnosticKind::UnreadableLine,
-                format!("unreadable line: {}", quote(s.text)),
-            );
+            return self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
+                format!("unreadable line: {}", quote(s.text))
+            });
         };
         if !opens_body {
-            self.diagnose(
-                s.line,
-                DiagnosticKind::UnreadableLine,
+            self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
                 format!(
                     "computation header without the `{{` that opens its body: {}",
                     quote(s.text)
-                ),
-            );
+                )
+            });
         }
         if self.is_full(s.line) {
             return;
@@ -260,11 +245,9 @@ impl<'t> Builder<'t> {
         let is_entry = keyword == Some("ENTRY");
         if is_entry {
             if self.m.entry.is_some() {
-                self.diagnose(
-                    s.line,
-                    DiagnosticKind::Structure,
-                    format!("a second ENTRY computation, `{name}`"),
-                );
+                self.diagnose(s.line, DiagnosticKind::Structure, || {
+                    format!("a second ENTRY computation, `{name}`")
+                });
             } else {
                 self.m.entry = Some(index);
             }
@@ -288,26 +271,19 @@ impl<'t> Builder<'t> {
 
     fn instruction(&mut self, s: Statement<'t>) {
         let Some(head) = instruction::head(s.text) else {
-            return self.diagnose(
-                s.line,
-                DiagnosticKind::UnreadableLine,
-                format!("unreadable line: {}", quote(s.text)),
-            );
+            return self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
+                format!("unreadable line: {}", quote(s.text))
+            });
         };
         let (shape, shape_len) = if head.nesting > MAX_NESTING {
             let (line, column) = s.position(head.shape_at);
-            self.m.diagnostics.push(
-                Diagnostic::new(
-                    line,
-                    DiagnosticKind::InvalidShape,
-                    format!(
-                        "the result shape's brackets nest {} deep; shapes nested deeper than \
-                         {MAX_NESTING} are not read",
-                        head.nesting
-                    ),
+            self.problems.add(line, DiagnosticKind::InvalidShape, Some(column), || {
+                format!(
+                    "the result shape's tuples nest {} deep; tuples nested deeper than \
+                     {MAX_NESTING} are not read",
+                    head.nesting
                 )
-                .at_column(column),
-            );
+            });
             (None, head.shape_text.len())
         } else {
             self.shape(&s, head.shape_at, head.shape_text)
@@ -316,11 +292,9 @@ impl<'t> Builder<'t> {
         let tail = match instruction::tail(rest) {
             Ok(t) => t,
             Err(why) => {
-                return self.diagnose(
-                    s.line,
-                    DiagnosticKind::UnreadableLine,
-                    format!("instruction `{}` not read: {why}: {}", head.name, quote(s.text)),
-                )
+                return self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
+                    format!("instruction `{}` not read: {why}: {}", head.name, quote(s.text))
+                })
             }
         };
         if self.is_full(s.line) {
@@ -365,14 +339,12 @@ impl<'t> Builder<'t> {
         let full = self.m.instructions.len() >= MAX_ITEMS - 1
             || self.m.computations.len() >= MAX_ITEMS - 1;
         if full && !std::mem::replace(&mut self.full, true) {
-            self.diagnose(
-                line,
-                DiagnosticKind::Structure,
+            self.diagnose(line, DiagnosticKind::Structure, || {
                 format!(
                     "more than {} instructions or computations: the rest is not read",
                     MAX_ITEMS - 1
-                ),
-            );
+                )
+            });
         }
         full
     }
@@ -395,14 +367,13 @@ impl<'t> Builder<'t> {
                     // report goes on, and the analyses treat the operand as absent. A
                     // fragment (no `HloModule` line) names operands outside it by design.
                     let ins = &m.instructions[i];
-                    m.diagnostics.push(Diagnostic::new(
-                        ins.line,
-                        DiagnosticKind::Structure,
+                    self.problems.add(ins.line, DiagnosticKind::Structure, None, || {
                         format!(
-                            "operand `{}` of `{}` is not an instruction of its computation",
-                            o.name, ins.name
-                        ),
-                    ));
+                            "operand {} of {} is not an instruction of its computation",
+                            quote(o.name),
+                            quote(ins.name)
+                        )
+                    });
                 }
             }
             let ins = &mut m.instructions[i];
@@ -439,14 +410,9 @@ impl<'t> Builder<'t> {
             Ok(id) => (Some(id), len),
             Err((message, offset)) => {
                 let (line, column) = s.position(at + offset);
-                self.m.diagnostics.push(
-                    Diagnostic::new(
-                        line,
-                        DiagnosticKind::InvalidShape,
-                        format!("invalid shape `{text}`: {message}"),
-                    )
-                    .at_column(column),
-                );
+                self.problems.add(line, DiagnosticKind::InvalidShape, Some(column), || {
+                    format!("invalid shape {}: {message}", quote(text))
+                });
                 (None, len)
             }
         }
@@ -457,13 +423,7 @@ impl<'t> Builder<'t> {
     fn read_shape(&mut self, rest: &'t str, text: &'t str) -> (Cached, usize) {
         match Shape::parse_prefix(rest) {
             Ok((shape, len)) => match shape.validate() {
-                Ok(()) => {
-                    let id = *self
-                        .ids
-                        .entry(shape)
-                        .or_insert_with_key(|shape| self.m.shapes.push(shape.clone()));
-                    (Ok(id), len)
-                }
+                Ok(()) => (Ok(self.ids.id(shape, &mut self.m.shapes)), len),
                 Err(e) => {
                     // Parsing the shape's own text again locates the validator's error.
                     let located: Error = rest[..len].parse::<Shape>().err().unwrap_or(e);
@@ -479,9 +439,54 @@ impl<'t> Builder<'t> {
     }
 }
 
+/// Shape ids by shape, each shape stored once (in the module): keyed by the shape's hash
+/// (seeded per process, so a dump cannot aim at collisions), with the rare shapes whose
+/// hash another shape has kept in a map of their own.
+#[derive(Default)]
+struct ShapeIds {
+    hasher: foldhash::fast::RandomState,
+    by_hash: std::collections::HashMap<u64, ShapeId, foldhash::fast::RandomState>,
+    collided: TextMap<Shape, ShapeId>,
+}
+
+impl ShapeIds {
+    /// The id of `shape`, stored in `shapes` if it is new.
+    fn id(&mut self, shape: Shape, shapes: &mut IndexVec<ShapeId, Shape>) -> ShapeId {
+        use std::hash::BuildHasher;
+        match self.by_hash.entry(self.hasher.hash_one(&shape)) {
+            Entry::Vacant(e) => *e.insert(shapes.push(shape)),
+            Entry::Occupied(e) if shapes[*e.get()] == shape => *e.get(),
+            Entry::Occupied(_) => match self.collided.get(&shape) {
+                Some(&id) => id,
+                None => {
+                    let id = shapes.push(shape.clone());
+                    self.collided.insert(shape, id);
+                    id
+                }
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_whose_hashes_collide_keep_their_own_ids() {
+        use std::hash::BuildHasher;
+        let mut ids = ShapeIds::default();
+        let mut shapes = IndexVec::new();
+        let (a, b): (Shape, Shape) = ("f32[2]{0}".parse().unwrap(), "s8[3]{0}".parse().unwrap());
+        let ia = ids.id(a.clone(), &mut shapes);
+        // As if `b` hashed as `a` does.
+        let hb = ids.hasher.hash_one(&b);
+        ids.by_hash.insert(hb, ia);
+        let ib = ids.id(b.clone(), &mut shapes);
+        assert_ne!(ia, ib);
+        assert_eq!((ids.id(b.clone(), &mut shapes), ids.id(a.clone(), &mut shapes)), (ib, ia));
+        assert_eq!(shapes.raw(), [a, b]);
+    }
 
     #[test]
     fn names_resolve_in_their_own_computation() {

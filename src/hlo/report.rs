@@ -1,7 +1,7 @@
 //! Buffers -> reports: one row per instruction, totals of the memory instructions own (per
 //! memory space and per computation), top-N lists, and groups.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
@@ -10,6 +10,7 @@ use super::buffer::{Analysis, Ownership};
 use super::diagnostic::Diagnostic;
 use super::id::{IndexVec, InstrId};
 use super::sizes::{LeafKind, Sizes};
+use super::work::Counted;
 
 /// The version of the machine-readable report (JSON keys, TSV columns). It changes only
 /// when a key or column is renamed or removed, or a value changes meaning.
@@ -144,12 +145,12 @@ impl Totals {
         self.unread_shapes += other.unread_shapes;
         self.unsized_owners += other.unsized_owners;
         self.owned.merge(&other.owned);
-        for k in &other.by_memory_space {
-            match self.by_memory_space.binary_search_by_key(&k.key, |m| m.key) {
-                Ok(i) => self.by_memory_space[i].sum.merge(&k.sum),
-                Err(i) => self.by_memory_space.insert(i, k.clone()),
-            }
+        // Both lists are sorted by space: merged in one pass.
+        let mut spaces: BTreeMap<i64, Sum> = BTreeMap::new();
+        for k in self.by_memory_space.iter().chain(&other.by_memory_space) {
+            spaces.entry(k.key).or_default().merge(&k.sum);
         }
+        self.by_memory_space = spaces.into_iter().map(|(key, sum)| Keyed { key, sum }).collect();
     }
 }
 
@@ -319,7 +320,8 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
     pub fn new(analysis: &'r Analysis<'m, 't>, options: ReportOptions) -> Self {
         let m = analysis.module;
         let mut totals = Totals { instructions: m.instructions.len() as u64, ..Totals::default() };
-        let mut spaces: Vec<Keyed<i64>> = Vec::new();
+        // By space, in order: a module may put every instruction in a space of its own.
+        let mut spaces: BTreeMap<Counted<i64>, Sum> = BTreeMap::new();
         let mut per_computation = IndexVec::from_elem(Sum::default(), m.computations.len());
         let mut outside = Sum::default();
         let mut owners: Vec<InstrId> = Vec::new();
@@ -341,34 +343,24 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
             if analysis.owned_leaves(i).any(|l| l.sizes.is_none()) {
                 totals.unsized_owners += 1;
             }
-            // Per memory space: one entry per space the owned leaves are in.
-            let mut add =
-                |space: i64, sizes: &Sizes| match spaces.iter_mut().find(|k| k.key == space) {
-                    Some(k) => k.sum.add(sizes),
-                    None => {
-                        let mut sum = Sum::default();
-                        sum.add(sizes);
-                        spaces.push(Keyed { key: space, sum });
-                    }
-                };
+            // Per memory space: one entry per space the owned leaves are in (a tuple may put
+            // every leaf in a space of its own).
             if facts.memory_spaces.len() <= 1 && b.ownership == Ownership::Owns {
-                add(facts.memory_spaces.first().copied().unwrap_or(0), &b.owned);
+                let space = facts.memory_spaces.first().copied().unwrap_or(0);
+                spaces.entry(Counted(space)).or_default().add(&b.owned);
             } else {
-                let mut by_space: Vec<(i64, Sizes)> = Vec::new();
+                let mut by_space: BTreeMap<Counted<i64>, Sizes> = BTreeMap::new();
                 for leaf in analysis.owned_leaves(i).filter(|l| l.kind == LeafKind::Array) {
-                    let s = leaf.sizes.unwrap_or_default();
-                    match by_space.iter_mut().find(|(k, _)| *k == leaf.memory_space) {
-                        Some((_, t)) => *t = t.plus(&s),
-                        None => by_space.push((leaf.memory_space, s)),
-                    }
+                    let t = by_space.entry(Counted(leaf.memory_space)).or_default();
+                    *t = t.plus(&leaf.sizes.unwrap_or_default());
                 }
                 for (space, s) in by_space {
-                    add(space, &s);
+                    spaces.entry(space).or_default().add(&s);
                 }
             }
         }
-        spaces.sort_by_key(|k| k.key);
-        totals.by_memory_space = spaces;
+        totals.by_memory_space =
+            spaces.into_iter().map(|(key, sum)| Keyed { key: key.0, sum }).collect();
         if outside.instructions > 0 {
             totals.by_computation.push(Keyed { key: String::from("-"), sum: outside });
         }

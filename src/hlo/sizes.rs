@@ -333,6 +333,8 @@ impl ShapeFacts {
     pub fn new(shape: &Shape, budget: &mut u64) -> ShapeFacts {
         let mut leaves = Vec::new();
         collect(shape, &mut Vec::new(), &mut leaves, budget);
+        // Most shapes have one leaf: no room for more (a leaf is some 200 bytes).
+        leaves.shrink_to_fit();
         let mut total = Sizes::default();
         let mut unsized_leaves = 0;
         let mut memory_spaces = Vec::new();
@@ -341,17 +343,20 @@ impl ShapeFacts {
                 Some(s) => total = total.plus(s),
                 None => unsized_leaves += 1,
             }
-            if l.kind == LeafKind::Array && !memory_spaces.contains(&l.memory_space) {
+            if l.kind == LeafKind::Array {
                 memory_spaces.push(l.memory_space);
             }
         }
-        memory_spaces.sort_unstable();
+        // Sorted, then each once: a tuple may put every leaf in a space of its own.
+        memory_spaces.sort_unstable_by_key(|&s| super::work::Counted(s));
+        memory_spaces.dedup();
         ShapeFacts { leaves, total, unsized_leaves, memory_spaces }
     }
 }
 
-/// Tuples nest a few levels in practice; deeper ones are hostile input and stop here.
-const MAX_TUPLE_DEPTH: usize = 64;
+/// Tuples nest a few levels in practice; the shape parser stops deeper ones already (this
+/// guards shapes built in code).
+const MAX_TUPLE_DEPTH: usize = crate::limits::MAX_NESTING;
 
 fn collect(shape: &Shape, index: &mut Vec<usize>, out: &mut Vec<Leaf>, budget: &mut u64) {
     match shape {

@@ -115,6 +115,7 @@ pub fn ratio(num: u64, den: u64) -> Option<String> {
 /// assert_eq!(parse_bytes("1.5KiB"), Some(1536));
 /// assert_eq!(parse_bytes("1,000,000"), Some(1_000_000));
 /// assert_eq!(parse_bytes("12 MB"), Some(12 << 20));
+/// assert_eq!(parse_bytes("2.00E"), Some(2 << 60));
 /// assert_eq!(parse_bytes("lots"), None);
 /// ```
 pub fn parse_bytes(text: &str) -> Option<u64> {
@@ -186,7 +187,9 @@ mod tests {
         assert_eq!(parse_bytes("15.75GiB"), Some(16_911_433_728));
         assert_eq!(parse_bytes("18446744073709551615"), Some(u64::MAX));
         assert_eq!(parse_bytes("18446744073709551616"), None);
-        assert_eq!(parse_bytes("16E"), None);
+        assert_eq!(parse_bytes("16E"), None); // 2^64
+        assert_eq!(parse_bytes("15.99eib"), Some(18_435_214_858_663_483_146));
+        assert_eq!(parse_bytes(&oom_bytes(7 << 60)), Some(7 << 60));
         assert_eq!(parse_bytes(".5G"), None);
         assert_eq!(parse_bytes("1.5.2G"), None);
         assert_eq!(parse_bytes(""), None);

@@ -8,18 +8,19 @@
 
 use std::borrow::Cow;
 
-/// Each line of `text` (numbered from 1) without its line end and log prefix.
+/// Each line of `text` (numbered from 1) without its line end and log prefix. A line ends
+/// at `\n`, `\r\n` or a lone `\r`, as [`crate::hlo::lines`] splits lines.
 ///
 /// ```
 /// let text = "2020-05-04 09:05:40.719745: E    1578 tensorflow/compiler/xla/xla_client/xla_util.cc:76]      Shape: u32[12582912,1]{1,0:T(8,128)}\r\nE1111 07:35:00.272763 140408571025152 error_handling.py:81] Compilation failure\nplain";
 /// let lines: Vec<_> = xlayout::oom::message_lines(text).collect();
 /// assert_eq!(lines, [(1, "     Shape: u32[12582912,1]{1,0:T(8,128)}"), (2, "Compilation failure"), (3, "plain")]);
+/// // A report saved with lone carriage returns reads line by line too.
+/// let lines: Vec<_> = xlayout::oom::message_lines("a\rb\r").collect();
+/// assert_eq!(lines, [(1, "a"), (2, "b")]);
 /// ```
 pub fn message_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split('\n').enumerate().map(|(i, line)| {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        (i + 1, strip_log_prefix(line))
-    })
+    crate::hlo::lines(text).enumerate().map(|(i, line)| (i + 1, strip_log_prefix(line)))
 }
 
 /// The lines a report is read from: [`message_lines`], then the lines of a JSON-escaped

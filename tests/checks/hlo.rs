@@ -3,10 +3,10 @@
 //!
 //! Properties: no panic; decoding is the identity on UTF-8 and reports each line that is not
 //! (inside the text's lines, in order); every diagnostic is on a line of the text, in line
-//! order; every instruction is on a line of the text and its shape, when read, is valid;
+//! order, at most `MAX_LISTED` of a kind and one that counts the rest; every instruction is on a line of the text and its shape, when read, is valid;
 //! every row and the whole report serialize to JSON.
 
-use xlayout::hlo::{decode, Analysis, GroupBy, Module, Report, ReportOptions};
+use xlayout::hlo::{decode, lines, Analysis, GroupBy, Module, Report, ReportOptions, MAX_LISTED};
 
 use super::Reached;
 
@@ -22,8 +22,16 @@ pub fn hlo_text(data: &[u8]) -> Reached {
     }
     let mut m = Module::parse(&text);
     m.add_diagnostics(problems);
-    let lines = text.split('\n').count();
+    let lines = lines(&text).count();
     assert!(m.lines <= lines, "{} lines read of {lines}", m.lines);
+    let mut listed = std::collections::HashMap::new();
+    for d in m.diagnostics.iter().filter(|d| d.more == 0) {
+        *listed.entry(d.kind).or_insert(0) += 1;
+    }
+    assert!(listed.values().all(|&n| n <= MAX_LISTED), "{listed:?}");
+    for d in m.diagnostics.iter().filter(|d| d.more > 0) {
+        assert_eq!(listed.get(&d.kind), Some(&MAX_LISTED), "{d:?}");
+    }
     for w in m.diagnostics.windows(2) {
         assert!(w[0].line <= w[1].line, "diagnostics out of line order: {w:?}");
     }
@@ -115,7 +123,7 @@ pub fn peak_text(data: &[u8]) -> Reached {
     let _ = format!("{peak:?}");
 
     let b = BufferAssignment::parse(&assignment);
-    let lines = assignment.split('\n').count();
+    let lines = xlayout::hlo::lines(&assignment).count();
     assert!(b.problems.iter().all(|p| (1..=lines).contains(&p.line)), "{:?}", b.problems);
     let _ = b.total_bytes();
     let _ = size_differences(&b, &analysis);

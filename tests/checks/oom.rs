@@ -13,7 +13,7 @@ use super::Reached;
 pub fn oom_text(data: &[u8]) -> Reached {
     let text = String::from_utf8_lossy(data);
     let r = OomReport::parse(&text);
-    let lines = text.split('\n').count();
+    let lines = xlayout::hlo::lines(&text).count();
     for p in &r.problems {
         assert!((1..=lines).contains(&p.line), "{p:?} of {lines} lines");
     }

@@ -72,32 +72,86 @@ impl<'a> Out<'a> {
     }
 }
 
+/// The longest line of standard input a line-based command reads: a longer one is
+/// answered `err line too long` and skipped, never held whole (a script that sends an
+/// endless line gets an answer, not an aborted process).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// A line of standard input: its text, or [`LineTooLong`] for one of more than
+/// [`MAX_LINE`] bytes (read to its end and dropped).
+pub type Line = Result<String, LineTooLong>;
+
+/// A line longer than [`MAX_LINE`] bytes.
+#[derive(Debug)]
+pub struct LineTooLong;
+
+impl LineTooLong {
+    /// What the `err` line says.
+    pub fn message() -> String {
+        format!("line too long: more than {MAX_LINE} bytes, not read")
+    }
+}
+
 /// Standard input, read in lines (counted, for messages) by whichever argument asks first.
+/// A line ends at `\n`, `\r\n` or a lone `\r`, as every reader of `xlayout` ends lines.
 pub struct Stdin<'a> {
     input: &'a mut dyn BufRead,
     lines_read: usize,
+    /// The last line ended with `\r`: a `\n` right after it belongs to that line end.
+    after_cr: bool,
 }
 
 impl<'a> Stdin<'a> {
     pub fn new(input: &'a mut dyn BufRead) -> Stdin<'a> {
-        Stdin { input, lines_read: 0 }
+        Stdin { input, lines_read: 0, after_cr: false }
     }
 
-    /// The next line, without its line ending; `None` at the end. A line that is not UTF-8
-    /// is a read failure, like an I/O error: the input is not text.
-    pub fn next_line(&mut self) -> Result<Option<String>, Failure> {
+    /// The next line, without its line end; `None` at the end. At most [`MAX_LINE`] bytes
+    /// of a line are kept. A line that is not UTF-8 is a read failure, like an I/O error:
+    /// the input is not text. A line is answered as soon as its line end arrives (a `\r`
+    /// does not wait for a `\n` that may follow).
+    pub fn next_line(&mut self) -> Result<Option<Line>, Failure> {
         let mut buf = Vec::new();
-        if self.input.read_until(b'\n', &mut buf).map_err(stdin_failure)? == 0 {
-            return Ok(None);
+        let (mut any, mut too_long) = (false, false);
+        loop {
+            let chunk = self.input.fill_buf().map_err(stdin_failure)?;
+            if chunk.is_empty() {
+                if !any {
+                    return Ok(None);
+                }
+                break;
+            }
+            if std::mem::take(&mut self.after_cr) && chunk[0] == b'\n' {
+                self.input.consume(1);
+                continue;
+            }
+            any = true;
+            let end = chunk.iter().position(|&b| b == b'\n' || b == b'\r');
+            let piece = &chunk[..end.unwrap_or(chunk.len())];
+            if !too_long && buf.len() + piece.len() > MAX_LINE {
+                too_long = true;
+                buf = Vec::new();
+            }
+            if !too_long {
+                buf.extend_from_slice(piece);
+            }
+            let used = piece.len();
+            if let Some(at) = end {
+                self.after_cr = chunk[at] == b'\r';
+                self.input.consume(used + 1);
+                break;
+            }
+            self.input.consume(used);
         }
         self.lines_read += 1;
-        let mut line = String::from_utf8(buf).map_err(|_| {
+        if too_long {
+            return Ok(Some(Err(LineTooLong)));
+        }
+        let line = String::from_utf8(buf).map_err(|_| {
             let why = format!("line {} is not UTF-8", self.lines_read);
             stdin_failure(io::Error::new(io::ErrorKind::InvalidData, why))
         })?;
-        let len = line.trim_end_matches(['\n', '\r']).len();
-        line.truncate(len);
-        Ok(Some(line))
+        Ok(Some(Ok(line)))
     }
 
     /// The whole of what is left, as bytes: a reader that accepts any bytes (an HLO dump,
@@ -109,12 +163,20 @@ impl<'a> Stdin<'a> {
     }
 }
 
-/// The text of a SHAPE argument: itself, or for `-` the first line of standard input.
+/// The text of a SHAPE argument: itself, or for `-` the first line of standard input (a
+/// failure to read when it is longer than [`MAX_LINE`]).
 pub fn shape_text(arg: &str, stdin: &mut Stdin<'_>) -> Result<String, Failure> {
     if arg != "-" {
         return Ok(String::from(arg));
     }
-    Ok(stdin.next_line()?.unwrap_or_default().trim().to_owned())
+    match stdin.next_line()? {
+        None => Ok(String::new()),
+        Some(Ok(line)) => Ok(line.trim().to_owned()),
+        Some(Err(LineTooLong)) => {
+            let why = format!("line {}: {}", stdin.lines_read, LineTooLong::message());
+            Err(stdin_failure(io::Error::new(io::ErrorKind::InvalidData, why)))
+        }
+    }
 }
 
 /// The name (for messages) and the bytes of a FILE argument; `-` is standard input.

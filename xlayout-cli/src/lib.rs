@@ -34,7 +34,7 @@ mod output;
 mod peak;
 
 use args::{Cli, Command};
-use io::{shape_text, Failure, Out, Stdin};
+use io::{shape_text, Failure, LineTooLong, Out, Stdin};
 
 /// Runs the command as `xlayout` with these arguments (the first is the program's name, as
 /// in [`std::env::args_os`]), on the process's standard input, output and error; returns
@@ -190,8 +190,13 @@ fn nonblank(text: &str) -> Result<&str, Reject> {
     }
 }
 
+/// An `err` line says at most this many characters: a message that quotes its input is
+/// cut (the input itself can be a megabyte long).
+const MAX_ERR: usize = 400;
+
 /// Answers each input in order, one `ok`/`err` line each: the arguments, where `-` (the
-/// default) stands for the lines of standard input, answered as they arrive.
+/// default) stands for the lines of standard input, answered as they arrive (a line longer
+/// than [`io::MAX_LINE`] is answered `err line too long`).
 fn per_input(
     inputs: &[String],
     stdin: &mut Stdin<'_>,
@@ -199,24 +204,39 @@ fn per_input(
     answer: impl Fn(&str) -> Result<String, Reject>,
 ) -> Result<Status, Failure> {
     let mut status = 0;
-    let mut respond = |out: &mut Out<'_>, text: &str| match answer(text) {
+    let mut respond = |out: &mut Out<'_>, answer: Result<String, Reject>| match answer {
         Ok(a) => out.line(format_args!("ok {a}")),
         Err(Reject(why)) => {
             status = 1;
-            // One line per input, whatever the message holds.
-            out.line(format_args!("err {}", why.replace('\n', " ")))
+            // One line per input, whatever the message holds, and a short one.
+            let why = why.replace('\n', " ");
+            match why.char_indices().nth(MAX_ERR) {
+                Some((cut, _)) => out.line(format_args!("err {}...", &why[..cut])),
+                None => out.line(format_args!("err {why}")),
+            }
         }
     };
     for input in inputs {
         if input == "-" {
             while let Some(line) = stdin.next_line()? {
-                respond(out, line.trim())?;
+                match line {
+                    Ok(line) => respond(out, answer(line.trim()))?,
+                    Err(LineTooLong) => respond(out, Err(Reject(LineTooLong::message())))?,
+                }
             }
         } else {
-            respond(out, input)?;
+            respond(out, answer(input))?;
         }
     }
     Ok(status)
+}
+
+/// `text` quoted in a message: in backticks, at most 40 characters of it (then `...`).
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((end, _)) => format!("`{}...`", &text[..end]),
+        None => format!("`{text}`"),
+    }
 }
 
 fn plan_of(text: &str) -> Result<Plan, Error> {
@@ -237,8 +257,8 @@ fn parse_index(text: &str) -> Result<Vec<usize>, Reject> {
         .map(|part| {
             part.trim().parse::<usize>().map_err(|_| {
                 Reject(format!(
-                    "`{}` is not an index entry: write non-negative integers like `2,3`",
-                    part.trim()
+                    "{} is not an index entry: write non-negative integers like `2,3`",
+                    quoted(part.trim())
                 ))
             })
         })
@@ -246,9 +266,9 @@ fn parse_index(text: &str) -> Result<Vec<usize>, Reject> {
 }
 
 fn index_at(plan: &Plan, text: &str) -> Result<String, Reject> {
-    let offset: usize = text
-        .parse()
-        .map_err(|_| Reject(format!("`{text}` is not an offset: write a non-negative integer")))?;
+    let offset: usize = text.parse().map_err(|_| {
+        Reject(format!("{} is not an offset: write a non-negative integer", quoted(text)))
+    })?;
     if offset >= plan.grid_len() {
         let why = format!("offset {offset} is beyond the grid of {} elements", plan.grid_len());
         return Err(Reject(why));

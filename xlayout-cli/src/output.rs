@@ -14,7 +14,7 @@ mod cell;
 mod flat;
 
 use std::cell::RefCell;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 
@@ -107,21 +107,35 @@ pub fn or_dash(s: String) -> String {
     }
 }
 
-/// Columns padded to their widest cell; the last column is not padded.
+/// A table cell holds at most this many characters (a tuple's shape can be megabytes long;
+/// every row would be padded to it).
+const MAX_CELL: usize = 1000;
+
+/// `cell`, cut to [`MAX_CELL`] characters (`...` at the end of a cut one), and its width.
+fn clipped(cell: &str) -> (&str, &'static str, usize) {
+    match cell.char_indices().nth(MAX_CELL) {
+        Some((end, _)) => (&cell[..end], "...", MAX_CELL + 3),
+        None => (cell, "", cell.chars().count()),
+    }
+}
+
+/// Columns padded to their widest cell; the last column is not padded. Cells are cut to
+/// [`MAX_CELL`] characters.
 pub fn aligned(rows: &[Vec<String>], indent: &str) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let width = |c: usize| {
-        rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)
-    };
+    let width =
+        |c: usize| rows.iter().filter_map(|r| r.get(c)).map(|s| clipped(s).2).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns).map(width).collect();
     let mut s = String::new();
     for row in rows {
         s += indent;
         for (c, cell) in row.iter().enumerate() {
-            if c + 1 == row.len() {
-                s += cell;
-            } else {
-                let _ = write!(s, "{cell:<w$}  ", w = widths[c]);
+            let (text, cut, len) = clipped(cell);
+            s += text;
+            s += cut;
+            if c + 1 < row.len() {
+                // Padded by hand: a width in a format string is limited to 16 bits.
+                s.extend(std::iter::repeat(' ').take(widths[c] - len + 2));
             }
         }
         s += "\n";

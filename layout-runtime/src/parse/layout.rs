@@ -39,11 +39,11 @@ impl Parser<'_> {
         if close.kind != Tok::RBrace {
             let mut e = self.unexpected(&close, "`}` closing the layout");
             if close.kind == Tok::Ident && self.field_name(&close).is_none() {
-                let name = self.text(&close.span);
+                let name = super::lexer::quoted(self.text(&close.span));
                 e = Error::new(
                     ErrorKind::Syntax,
                     format!(
-                        "unknown layout field `{name}`: the fields are D T L # * E S SC P M \
+                        "unknown layout field {name}: the fields are D T L # * E S SC P M \
                          (upper case, once each, in this order)"
                     ),
                 )
@@ -150,7 +150,8 @@ impl Parser<'_> {
         }
         let name = self.text(&tok.span);
         let t = PrimitiveType::from_name(name).ok_or_else(|| {
-            Error::new(ErrorKind::UnknownType, format!("unknown element type `{name}`"))
+            let name = super::lexer::quoted(name);
+            Error::new(ErrorKind::UnknownType, format!("unknown element type {name}"))
                 .with_span(tok.span.clone())
         })?;
         self.record(location, tok.span);

@@ -40,10 +40,22 @@ impl Token {
     pub(super) fn describe(&self, text: &str) -> String {
         match self.kind {
             Tok::End => String::from("end of text"),
-            _ => format!("`{}`", &text[self.span.clone()]),
+            _ => quoted(&text[self.span.clone()]),
         }
     }
 }
+
+/// A token quoted in a message: in backticks, at most [`QUOTED`] characters of it (then
+/// `...`), so that a message never echoes a megabyte-long name or number.
+pub(super) fn quoted(token: &str) -> String {
+    match token.char_indices().nth(QUOTED) {
+        Some((end, _)) => format!("`{}...`", &token[..end]),
+        None => format!("`{token}`"),
+    }
+}
+
+/// How many characters of a token a message quotes.
+const QUOTED: usize = 40;
 
 pub(super) struct Lexer<'a> {
     pub text: &'a str,

@@ -172,7 +172,8 @@ impl<'a> Parser<'a> {
             let hint = PrimitiveType::from_name(&name_text.to_ascii_lowercase())
                 .map(|t| format!(" (type names are lower case: `{t}`)"))
                 .unwrap_or_default();
-            Error::new(ErrorKind::UnknownType, format!("unknown element type `{name_text}`{hint}"))
+            let quoted = super::lexer::quoted(name_text);
+            Error::new(ErrorKind::UnknownType, format!("unknown element type {quoted}{hint}"))
                 .with_span(name.span.clone())
         })?;
         self.record(Location::ElementType, name.span.clone());

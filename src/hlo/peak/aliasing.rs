@@ -5,18 +5,24 @@
 //! computations); and the module's `input_output_alias`. Only liveness uses it, to chain
 //! the values of a buffer.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet};
+
+use crate::limits::MAX_NESTING;
 
 use super::super::attribute::{AliasPair, CallAttribute};
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId, ShapeId};
 use super::super::module::Module;
 use super::super::opcode::Opcode;
+use super::super::work;
 use super::dataflow::{Caller, Dataflow, FlowId};
 use super::schedule::Schedule;
 
 /// Bounds the nesting of fusions followed for in-place pairs.
 const MAX_FUSION_DEPTH: usize = 16;
+
+/// An instruction and a shape index in its result.
+type Place = (InstrId, Vec<u64>);
 
 /// `HloDataflowAnalysis::GetInPlaceInputOutputPairs` for the instructions of a module, with
 /// the pairs of each fused computation worked out once.
@@ -24,6 +30,8 @@ struct InPlace<'a, 'm, 't> {
     a: &'a Analysis<'m, 't>,
     /// In-place pairs of fusions already worked out, by (fused computation, result shape).
     fusions: HashMap<(CompId, Option<ShapeId>), Vec<AliasPair>>,
+    /// Where values come from through tuples.
+    tuples: Tuples,
 }
 
 impl InPlace<'_, '_, '_> {
@@ -88,6 +96,41 @@ impl InPlace<'_, '_, '_> {
         }
     }
 
+    /// What the output at `index` of `source` (an instruction of a fused computation) is
+    /// computed in place of: the last of its pairs for that output whose operand is followed
+    /// (through tuples, and one nested fusion).
+    fn input(
+        &mut self,
+        source: InstrId,
+        index: &[u64],
+        depth: usize,
+    ) -> Option<(InstrId, Vec<u64>)> {
+        let m = self.a.module;
+        let mut input = None;
+        for p in self.pairs(source, depth + 1) {
+            work::count(1);
+            if p.output != index {
+                continue;
+            }
+            let Some(o) = operand(m, source, p.operand) else { continue };
+            let Some(mut found) = self.tuples.follow(m, o, &p.operand_index) else { continue };
+            if m.instructions[found.0].opcode == Opcode::Fusion {
+                for nested in self.pairs(found.0, depth + 1) {
+                    work::count(1);
+                    if nested.output == found.1 {
+                        if let Some(o) = operand(m, found.0, nested.operand) {
+                            if let Some(f) = self.tuples.follow(m, o, &nested.operand_index) {
+                                found = f;
+                            }
+                        }
+                    }
+                }
+            }
+            input = Some(found);
+        }
+        input
+    }
+
     /// `GetFusionInstructionInPlaceInputOutputPairs`: an output of a fusion aliases the
     /// fusion parameter its fused root (through tuples, `get-tuple-element`s, nested fusions
     /// and one `bitcast`) updates in place.
@@ -99,31 +142,20 @@ impl InPlace<'_, '_, '_> {
         let Some(root) = m.computations[fused].root else { return Vec::new() };
         let Some(facts) = a.facts(i) else { return Vec::new() };
         let mut pairs = Vec::new();
+        // The input of each (source, index) the leaves reach, worked out once: every leaf
+        // of a wide result may come from one instruction with many pairs.
+        let mut inputs: HashMap<Place, Option<Place>> = HashMap::new();
         for leaf in &facts.leaves {
             let index: Vec<u64> = leaf.index.iter().map(|&k| k as u64).collect();
-            let Some((source, source_index)) = follow_tuples(m, root, index.clone()) else {
-                continue;
+            let Some(key) = self.tuples.follow(m, root, &index) else { continue };
+            let input = match inputs.get(&key) {
+                Some(known) => known.clone(),
+                None => {
+                    let found = self.input(key.0, &key.1, depth);
+                    inputs.insert(key, found.clone());
+                    found
+                }
             };
-            let mut input = None;
-            for p in self.pairs(source, depth + 1) {
-                if p.output != source_index {
-                    continue;
-                }
-                let Some(o) = operand(m, source, p.operand) else { continue };
-                let Some(mut found) = follow_tuples(m, o, p.operand_index) else { continue };
-                if m.instructions[found.0].opcode == Opcode::Fusion {
-                    for nested in self.pairs(found.0, depth + 1) {
-                        if nested.output == found.1 {
-                            if let Some(o) = operand(m, found.0, nested.operand) {
-                                if let Some(f) = follow_tuples(m, o, nested.operand_index) {
-                                    found = f;
-                                }
-                            }
-                        }
-                    }
-                }
-                input = Some(found);
-            }
             let Some((mut source, index_in)) = input else { continue };
             if m.instructions[source].opcode == Opcode::Bitcast {
                 match m.operand(source, 0) {
@@ -145,28 +177,133 @@ fn operand(m: &Module<'_>, i: InstrId, slot: u64) -> Option<InstrId> {
     m.operand(i, usize::try_from(slot).ok()?)
 }
 
-/// XLA's `FollowTupleIndirection`: through `tuple` operands and `get-tuple-element`s to
-/// the instruction (and index in it) a value comes from.
-fn follow_tuples(m: &Module<'_>, mut i: InstrId, index: Vec<u64>) -> Option<(InstrId, Vec<u64>)> {
-    // Indices are taken off and put on at the front.
-    let mut index = VecDeque::from(index);
-    // Each step moves to an operand; a malformed cycle stops after as many steps as there
-    // are instructions.
-    for _ in 0..=m.instructions.len() {
-        let ins = &m.instructions[i];
-        match ins.opcode {
-            Opcode::Tuple if !index.is_empty() => {
-                let k = index.pop_front()?;
-                i = operand(m, i, k)?;
-            }
-            Opcode::GetTupleElement => {
-                index.push_front(ins.tuple_index?);
-                i = m.operand(i, 0)?;
-            }
-            _ => return Some((i, Vec::from(index))),
+/// A shape index kept as its last element and the index before it (shared): the indices of
+/// a chain of `get-tuple-element`s cost one entry each. 0 is the empty index.
+type PathId = u32;
+
+/// Where an instruction's whole value comes from through `get-tuple-element`s, worked out
+/// at most once per instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    Unvisited,
+    /// Being worked out (on the stack): reached again, it is a cycle.
+    Open,
+    /// The instruction and the index in it; `None` when not followed.
+    Done(Option<(InstrId, PathId)>),
+}
+
+/// XLA's `FollowTupleIndirection` over a module: through `tuple` operands and
+/// `get-tuple-element`s to the instruction (and index in it) a value comes from.
+///
+/// Following from `i` with index `I` goes as following with the empty index does (each
+/// `get-tuple-element` puts its index in front, each tuple takes the first off) up to where
+/// that stops, at `(j, J)`; then, if `j` is a tuple and `J` empty, on from `j` with `I`,
+/// else it ends at `(j, J ++ I)`. So each instruction's origin with the empty index is
+/// worked out once, and a query costs its index's length: a long chain of
+/// `get-tuple-element`s read by every leaf of a wide tuple is walked once, not per leaf.
+struct Tuples {
+    origin: IndexVec<InstrId, Origin>,
+    /// Index entries: (the index before, the last element, the length).
+    paths: Vec<(PathId, u64, u32)>,
+}
+
+impl Tuples {
+    fn new(m: &Module<'_>) -> Tuples {
+        Tuples {
+            origin: IndexVec::from_elem(Origin::Unvisited, m.instructions.len()),
+            paths: vec![(0, 0, 0)],
         }
     }
-    None
+
+    /// The instruction and index `index` of `i` comes from; `None` through a missing
+    /// operand or index, a cycle, or an index deeper than shapes nest (a malformed module).
+    fn follow(&mut self, m: &Module<'_>, mut i: InstrId, mut index: &[u64]) -> Option<Place> {
+        loop {
+            work::count(1);
+            let (j, path) = self.origin(m, i)?;
+            match index.split_first() {
+                Some((&k, rest)) if path == 0 && m.instructions[j].opcode == Opcode::Tuple => {
+                    i = operand(m, j, k)?;
+                    index = rest;
+                }
+                _ => {
+                    let mut out = self.path(path);
+                    out.extend_from_slice(index);
+                    return Some((j, out));
+                }
+            }
+        }
+    }
+
+    /// The elements of a path.
+    fn path(&self, mut p: PathId) -> Vec<u64> {
+        let mut out = vec![0; self.paths[p as usize].2 as usize];
+        for slot in out.iter_mut().rev() {
+            let (before, last, _) = self.paths[p as usize];
+            *slot = last;
+            p = before;
+        }
+        out
+    }
+
+    /// Where `i`'s whole value comes from: itself, unless it is a `get-tuple-element`.
+    /// Iterative: a chain of any length costs no stack.
+    fn origin(&mut self, m: &Module<'_>, start: InstrId) -> Option<(InstrId, PathId)> {
+        let mut stack = vec![start];
+        while let Some(&i) = stack.last() {
+            work::count(1);
+            if let Origin::Done(_) = self.origin[i] {
+                stack.pop();
+                continue;
+            }
+            self.origin[i] = Origin::Open;
+            let ins = &m.instructions[i];
+            let (o, t) = match (ins.opcode, ins.operand(0), ins.tuple_index) {
+                (Opcode::GetTupleElement, Some(o), Some(t)) => (o, t),
+                (Opcode::GetTupleElement, ..) => {
+                    self.origin[i] = Origin::Done(None);
+                    continue;
+                }
+                _ => {
+                    self.origin[i] = Origin::Done(Some((i, 0)));
+                    continue;
+                }
+            };
+            // The value is element t of o's.
+            let done = match self.origin[o] {
+                Origin::Unvisited => {
+                    stack.push(o);
+                    continue;
+                }
+                Origin::Open => None, // a cycle
+                Origin::Done(None) => None,
+                Origin::Done(Some((j, 0))) if m.instructions[j].opcode == Opcode::Tuple => {
+                    // Element t of a tuple: its operand t's origin.
+                    match operand(m, j, t).map(|e| (e, self.origin[e])) {
+                        None | Some((_, Origin::Open)) => None,
+                        Some((e, Origin::Unvisited)) => {
+                            stack.push(e);
+                            continue;
+                        }
+                        Some((_, Origin::Done(r))) => r,
+                    }
+                }
+                Origin::Done(Some((j, path))) => {
+                    let len = self.paths[path as usize].2;
+                    // Deeper than shapes nest: the shapes do not match (a malformed module).
+                    (len < MAX_NESTING as u32).then(|| {
+                        self.paths.push((path, t, len + 1));
+                        (j, (self.paths.len() - 1) as PathId)
+                    })
+                }
+            };
+            self.origin[i] = Origin::Done(done);
+        }
+        match self.origin[start] {
+            Origin::Done(r) => r,
+            _ => None,
+        }
+    }
 }
 
 /// Union-find over the dataflow's values.
@@ -214,16 +351,21 @@ pub(crate) fn buffers(
             sets.union(value(root, &p.output), value(parameter, &p.operand_index));
         }
     }
-    let mut in_place = InPlace { a, fusions: HashMap::new() };
+    let mut in_place = InPlace { a, fusions: HashMap::new(), tuples: Tuples::new(m) };
     for &c in &s.flattened {
         for i in m.computations[c].instructions {
             let ins = &m.instructions[i];
             let n = d.tree(i).len();
             let same = |j: Option<InstrId>| j.filter(|&j| d.tree(j).len() == n);
             let mut together = |others: &[Option<InstrId>]| {
+                // Each instruction once: a conditional may list one branch a million times.
+                let mut seen = HashSet::with_capacity(others.len());
+                let others: Vec<InstrId> =
+                    others.iter().flatten().copied().filter(|&o| seen.insert(o)).collect();
+                work::count(others.len() + n * others.len());
                 for k in (0..n).map(super::tree::NodeId::new) {
-                    for &o in others {
-                        sets.union(d.value(i, k), o.and_then(|o| d.value(o, k)));
+                    for &o in &others {
+                        sets.union(d.value(i, k), d.value(o, k));
                     }
                 }
             };
@@ -273,8 +415,37 @@ mod tests {
             "%a = f32[2]{0} parameter(0)\n%t = (f32[2]{0}, (f32[2]{0})) tuple(%a, %u)\n%u = (f32[2]{0}) tuple(%a)\n%g = (f32[2]{0}) get-tuple-element(%t), index=1\n",
         );
         let id = |n| m.instruction_id(n).unwrap();
-        assert_eq!(follow_tuples(&m, id("g"), vec![0]), Some((id("a"), vec![])));
-        assert_eq!(follow_tuples(&m, id("t"), vec![1]), Some((id("u"), vec![])));
-        assert_eq!(follow_tuples(&m, id("t"), vec![2]), None);
+        let mut t = Tuples::new(&m);
+        assert_eq!(t.follow(&m, id("g"), &[0]), Some((id("a"), vec![])));
+        assert_eq!(t.follow(&m, id("t"), &[1]), Some((id("u"), vec![])));
+        assert_eq!(t.follow(&m, id("t"), &[2]), None);
+        assert_eq!(t.follow(&m, id("g"), &[]), Some((id("u"), vec![])));
+        assert_eq!(t.follow(&m, id("t"), &[]), Some((id("t"), vec![])));
+    }
+
+    #[test]
+    fn chains_of_get_tuple_element_end_where_the_indices_lead() {
+        // g2 = gte(g1, 1), g1 = gte(p, 0): element {0, 1} of p; c1, c2: a cycle.
+        let m = Module::parse(
+            "%p = ((f32[2]{0}, f32[2]{0})) parameter(0)\n%g1 = (f32[2]{0}, f32[2]{0}) get-tuple-element(%p), index=0\n%g2 = f32[2]{0} get-tuple-element(%g1), index=1\n%c1 = f32[2]{0} get-tuple-element(%c2), index=0\n%c2 = (f32[2]{0}) get-tuple-element(%c1), index=0\n%t = (f32[2]{0}, f32[2]{0}) tuple(%c1, %g2)\n",
+        );
+        let id = |n| m.instruction_id(n).unwrap();
+        let mut t = Tuples::new(&m);
+        assert_eq!(t.follow(&m, id("g2"), &[]), Some((id("p"), vec![0, 1])));
+        assert_eq!(t.follow(&m, id("g1"), &[7]), Some((id("p"), vec![0, 7])));
+        assert_eq!(t.follow(&m, id("t"), &[1, 3]), Some((id("p"), vec![0, 1, 3])));
+        assert_eq!(t.follow(&m, id("c2"), &[]), None);
+        assert_eq!(t.follow(&m, id("t"), &[0]), None);
+        // A chain longer than shapes nest is not followed.
+        let mut text = String::from("%g0 = f32[1]{0} parameter(0)\n");
+        for k in 1..=70 {
+            text += &format!("%g{k} = f32[1]{{0}} get-tuple-element(%g{}), index=0\n", k - 1);
+        }
+        let m = Module::parse(&text);
+        let mut t = Tuples::new(&m);
+        let g = |k: usize| m.instruction_id(&format!("g{k}")).unwrap();
+        assert_eq!(t.follow(&m, g(64), &[]), Some((g(0), vec![0; 64])));
+        assert_eq!(t.follow(&m, g(65), &[]), None);
+        assert_eq!(t.follow(&m, g(70), &[]), None);
     }
 }

@@ -14,6 +14,7 @@
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId, ValueId};
 use super::super::opcode::Opcode;
+use super::super::work;
 use super::dataflow::{Dataflow, FlowId};
 use super::liveness::LiveRange;
 use super::schedule::Schedule;
@@ -100,7 +101,8 @@ pub(crate) fn bounds(
 }
 
 /// Values of instructions whose dataflow was not followed and of their operands: they may
-/// live to the end.
+/// live to the end. Each instruction's values are marked once, however many unfollowed
+/// instructions read it (a wide tuple read by a million bad `get-tuple-element`s).
 fn uncertain(
     a: &Analysis<'_, '_>,
     d: &Dataflow,
@@ -109,7 +111,12 @@ fn uncertain(
 ) -> IndexVec<ValueId, bool> {
     let m = a.module;
     let mut uncertain = IndexVec::from_elem(false, values.len());
+    let mut marked = IndexVec::<InstrId, bool>::from_elem(false, m.instructions.len());
     let mut mark_all = |j: InstrId| {
+        if std::mem::replace(&mut marked[j], true) {
+            return;
+        }
+        work::count(d.tree(j).len());
         for k in 0..d.tree(j).len() {
             if let Some(x) = d.value(j, NodeId::new(k)).and_then(|v| value_of[v]) {
                 uncertain[x] = true;
@@ -117,6 +124,7 @@ fn uncertain(
         }
     };
     for &i in &d.unsure {
+        work::count(1 + m.instructions[i].operands.len());
         mark_all(i);
         for o in m.instructions[i].operands.iter().filter_map(|o| o.id) {
             mark_all(o);

@@ -8,13 +8,14 @@
 //! Like XLA's, this analysis knows nothing of aliasing (which values share a buffer):
 //! that is `aliasing.rs`, which liveness uses.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::super::attribute::CallAttribute;
 use super::super::buffer::Analysis;
 use super::super::id::{id, CompId, IndexVec, InstrId, ShapeId};
 use super::super::module::Module;
 use super::super::opcode::Opcode;
+use super::super::work;
 use super::phi::{PhiGraph, PhiNode};
 use super::schedule::Schedule;
 use super::tree::{NodeId, Tree};
@@ -162,8 +163,15 @@ impl Dataflow {
                 d.sources(m, i, &mut b, notes);
             }
         }
-        if !d.resolve(m, s, &b) {
-            NotModelled::add(notes, Rule::PhiBudget, None);
+        if let Some(unfinished) = d.resolve(m, s, &b) {
+            // The instructions of the phis left: their values may be others' (uncertain).
+            if unfinished.is_empty() {
+                NotModelled::add(notes, Rule::PhiBudget, None);
+            }
+            for i in unfinished {
+                d.unsure.push(i);
+                NotModelled::add(notes, Rule::PhiBudget, Some(i));
+            }
         }
         d
     }
@@ -261,6 +269,7 @@ impl Dataflow {
     ) {
         let Some(base) = self.base(i) else { return };
         let ins = &m.instructions[i];
+        work::count(1 + ins.operands.len());
         let op = |slot: usize| ins.operand(slot);
         let root = Tree::root();
         let first_child = |t: &Tree| t.child(root, 0);
@@ -415,6 +424,7 @@ impl Dataflow {
             return false;
         }
         let n = t.subtree_len(at);
+        work::count(n);
         let target = base.plus(at.index());
         let source = from.zip(node).and_then(|(f, node)| {
             let tf = self.tree(f);
@@ -458,6 +468,14 @@ impl Dataflow {
             .iter()
             .map(|f| f.filter(|&f| self.tree(f).len() == n).and_then(|f| self.base(f)))
             .collect();
+        // XLA's phi inputs are a set of values: an instruction merged twice (a branch
+        // computation listed again) is one input, not one per listing.
+        let bases = bases.map(|mut bases| {
+            let mut seen = HashSet::with_capacity(bases.len());
+            bases.retain(|&f| seen.insert(f));
+            bases
+        });
+        work::count(inputs.len());
         // Phi inputs are numbered by u32: more than that many are not followed.
         let fits = |bases: &Vec<PosId>| {
             let total = n.checked_mul(bases.len()).and_then(|t| t.checked_add(b.phi_inputs.len()));
@@ -469,6 +487,7 @@ impl Dataflow {
             }
             return false;
         };
+        work::count(n * bases.len());
         for k in 0..n {
             // Both fit in a u32: checked above.
             let start = b.phi_inputs.len() as u32;
@@ -492,8 +511,9 @@ enum End {
 
 impl Dataflow {
     /// Follows forwards to their ends, simplifies the phis as XLA does, and numbers the
-    /// values. `false` if the phi simplification stopped at its budget.
-    fn resolve(&mut self, m: &Module<'_>, s: &Schedule, b: &Sources) -> bool {
+    /// values. When the phi simplification stopped at its budget: the instructions of the
+    /// phis it left, each once.
+    fn resolve(&mut self, m: &Module<'_>, s: &Schedule, b: &Sources) -> Option<Vec<InstrId>> {
         let n = b.src.len();
         // The end of each forward chain.
         let mut rep = IndexVec::<PosId, End>::from_elem(End::Unvisited, n);
@@ -520,6 +540,7 @@ impl Dataflow {
             if rep[start] == End::Unvisited && path.is_empty() {
                 rep[start] = end;
             }
+            work::count(1 + path.len());
             for q in path.drain(..) {
                 rep[q] = end;
                 on_path[q] = false;
@@ -555,7 +576,16 @@ impl Dataflow {
                 graph.set_inputs(me, inputs);
             }
         }
-        let finished = graph.optimize();
+        let unfinished = (!graph.optimize()).then(|| {
+            let mut left: Vec<InstrId> = graph
+                .live_phis()
+                .filter_map(|g| position_of[g])
+                .map(|p| self.position_instruction[p])
+                .collect();
+            left.sort_unstable();
+            left.dedup();
+            left
+        });
         // Number the values: defined ones in an order close to XLA's ids (computations in
         // text order, instructions in post order), then the phis that survive.
         let mut id_at = IndexVec::<PosId, Option<FlowId>>::from_elem(None, n);
@@ -598,7 +628,7 @@ impl Dataflow {
                 }
             })
             .collect();
-        finished
+        unfinished
     }
 }
 

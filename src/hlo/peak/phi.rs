@@ -8,10 +8,19 @@
 //! and if exactly one non-phi node is reachable every phi found is replaced by it. The
 //! bookkeeping is XLA's: a replacement rewrites the inputs of the replaced node's users
 //! as they were when the pass began, so an input can keep naming a node replaced later.
+//!
+//! Two things keep the work near linear without changing what XLA's steps decide: a
+//! node's users are a set (a replacement finds the replaced node among an input's users in
+//! one look-up, not by a scan; XLA's `c_replace` over the list does the same), and only phis
+//! keep users at all (only phis are ever replaced, so no one reads a non-phi's users). What
+//! is left, a pass revisiting every node and a replacement rewriting its users' inputs, is
+//! counted against a budget; a hostile graph stops at it, and the module is then "not
+//! modelled" (`Rule::PhiBudget`) with bounds.
 
 use std::collections::{HashSet, VecDeque};
 
 use super::super::id::{id, IndexVec};
+use super::super::work;
 
 id! {
     /// A node of the [`PhiGraph`].
@@ -24,46 +33,78 @@ struct Node {
     phi: bool,
     dead: bool,
     operands: Vec<PhiNode>,
-    users: Vec<PhiNode>,
-    /// The nodes whose values now map to this one (itself first).
-    members: Vec<PhiNode>,
+    /// The phis that name it among their inputs (kept for phis only).
+    users: HashSet<PhiNode>,
 }
 
 /// The phi graph of a dataflow.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PhiGraph {
     nodes: IndexVec<PhiNode, Node>,
-    /// For each node's own value: the node it maps to now.
+    /// For each node: the node that replaced it (itself if none), a union-find forest: a
+    /// node's value maps to the root of its tree, its last replacement.
     current: IndexVec<PhiNode, PhiNode>,
 }
 
-/// What [`PhiGraph::optimize`] spends at most, in node and edge visits per node and
-/// edge: a hostile module cannot make it run long. Real modules need a few passes.
+/// What [`PhiGraph::optimize`] spends at most, in steps (a node or an edge visited, a user's
+/// input rewritten) per node and edge: a hostile module cannot make it run long. Real
+/// modules need a few passes.
 const BUDGET_PER_ELEMENT: u64 = 64;
+
+/// Steps taken out of a budget: `false` once it is spent. (Not counted as work steps: the
+/// budget bounds them, linearly in the graph, and says when it stops them.)
+struct Budget(u64);
+
+impl Budget {
+    fn spend(&mut self, steps: usize) -> bool {
+        self.0 = self.0.saturating_sub(steps as u64);
+        self.0 > 0
+    }
+}
 
 impl PhiGraph {
     /// Adds a node; returns its number.
     pub fn add(&mut self, phi: bool) -> PhiNode {
         let n = self.nodes.next_id();
-        self.nodes.push(Node {
-            phi,
-            dead: false,
-            operands: Vec::new(),
-            users: Vec::new(),
-            members: vec![n],
-        });
+        self.nodes.push(Node { phi, dead: false, operands: Vec::new(), users: HashSet::new() });
         self.current.push(n);
         n
     }
 
-    /// Sets a phi node's inputs.
-    pub fn set_inputs(&mut self, node: PhiNode, inputs: Vec<PhiNode>) {
+    /// Sets a phi node's inputs (the first of each, in order: XLA's phi inputs are a set of
+    /// values).
+    pub fn set_inputs(&mut self, node: PhiNode, mut inputs: Vec<PhiNode>) {
+        let mut seen = HashSet::with_capacity(inputs.len());
+        inputs.retain(|&i| seen.insert(i));
         self.nodes[node].operands = inputs;
     }
 
-    /// The node the value of `node` maps to now.
-    pub fn resolved(&self, node: PhiNode) -> PhiNode {
-        self.current[node]
+    /// The phi nodes not replaced by another node: after a stop at the budget, the phis the
+    /// simplification did not finish.
+    pub fn live_phis(&self) -> impl Iterator<Item = PhiNode> + '_ {
+        self.nodes.iter_enumerated().filter(|(_, n)| n.phi && !n.dead).map(|(i, _)| i)
+    }
+
+    /// The node the value of `node` maps to now (after [`PhiGraph::optimize`], one step).
+    pub fn resolved(&self, mut node: PhiNode) -> PhiNode {
+        for _ in 0..self.nodes.len() {
+            let up = self.current[node];
+            if up == node {
+                break;
+            }
+            node = up;
+        }
+        node
+    }
+
+    /// The root of `node`'s tree, halving the path on the way.
+    fn find(&mut self, mut node: PhiNode) -> PhiNode {
+        while self.current[node] != node {
+            let up = self.current[self.current[node]];
+            self.current[node] = up;
+            node = up;
+        }
+        node
     }
 
     /// Whether `node` is a phi.
@@ -74,33 +115,54 @@ impl PhiGraph {
     /// Runs XLA's optimization to its fixed point; `false` if it stopped at its budget.
     pub fn optimize(&mut self) -> bool {
         let edges: usize = self.nodes.iter().map(|n| n.operands.len()).sum();
-        let mut budget = BUDGET_PER_ELEMENT
+        let budget = BUDGET_PER_ELEMENT
             .saturating_mul((self.nodes.len() + edges) as u64)
             .saturating_add(1 << 16);
+        self.optimize_within(budget)
+    }
+
+    /// [`PhiGraph::optimize`] within `budget` steps.
+    fn optimize_within(&mut self, budget: u64) -> bool {
+        work::count(self.nodes.len());
+        let finished = self.run(Budget(budget));
+        for n in self.nodes.ids() {
+            let root = self.find(n);
+            self.current[n] = root;
+        }
+        finished
+    }
+
+    fn run(&mut self, mut budget: Budget) -> bool {
         for n in self.nodes.ids() {
             for k in 0..self.nodes[n].operands.len() {
                 let input = self.nodes[n].operands[k];
-                self.nodes[input].users.push(n);
+                if self.nodes[input].phi {
+                    self.nodes[input].users.insert(n);
+                }
             }
         }
         let mut changed = true;
         while changed {
             changed = false;
+            if !budget.spend(self.nodes.len()) {
+                return false;
+            }
             let mut checked = IndexVec::<PhiNode, bool>::from_elem(false, self.nodes.len());
             for n in self.nodes.ids() {
                 let node = &mut self.nodes[n];
                 if !node.phi || node.dead {
                     continue;
                 }
-                budget = budget.saturating_sub(1 + node.operands.len() as u64);
-                if budget == 0 {
+                if !budget.spend(1 + node.operands.len()) {
                     return false;
                 }
                 node.operands.retain(|&o| o != n);
-                node.users.retain(|&u| u != n);
+                node.users.remove(&n);
                 let Some(&first) = node.operands.first() else { continue };
                 if node.operands.iter().all(|&o| o == first) {
-                    self.replace(n, first);
+                    if !self.replace(n, first, &mut budget) {
+                        return false;
+                    }
                     changed = true;
                     continue;
                 }
@@ -119,8 +181,7 @@ impl PhiGraph {
                     checked[todo] = true;
                     workset.push(todo);
                     let t = &self.nodes[todo];
-                    budget = budget.saturating_sub(1 + t.operands.len() as u64);
-                    if budget == 0 {
+                    if !budget.spend(1 + t.operands.len()) {
                         return false;
                     }
                     queue.extend(t.operands.iter().copied());
@@ -135,7 +196,9 @@ impl PhiGraph {
                 if let Some(value) = non_phi {
                     for &w in &workset {
                         if self.nodes[w].phi {
-                            self.replace(w, value);
+                            if !self.replace(w, value, &mut budget) {
+                                return false;
+                            }
                             changed = true;
                         }
                     }
@@ -145,45 +208,41 @@ impl PhiGraph {
         true
     }
 
-    /// `ReplaceNodeWith`.
-    fn replace(&mut self, node: PhiNode, mut with: PhiNode) {
+    /// `ReplaceNodeWith`; `false` when the budget ran out.
+    fn replace(&mut self, node: PhiNode, mut with: PhiNode, budget: &mut Budget) -> bool {
         // A replacement already replaced stands for its own replacement.
-        for _ in 0..=self.nodes.len() {
-            if !self.nodes[with].dead {
-                break;
-            }
-            let next = self.current[with];
-            if next == with {
-                break;
-            }
-            with = next;
-        }
+        with = self.find(with);
         if self.nodes[node].dead || node == with {
-            return;
+            return true;
         }
+        // The users' inputs that name the node now name its replacement.
         let users = std::mem::take(&mut self.nodes[node].users);
+        let mut steps = users.len();
         for &u in &users {
-            for o in &mut self.nodes[u].operands {
+            let operands = &mut self.nodes[u].operands;
+            steps += operands.len();
+            for o in operands.iter_mut() {
                 if *o == node {
                     *o = with;
                 }
             }
         }
         self.nodes[node].users = users;
-        let operands = self.nodes[node].operands.clone();
-        for o in operands {
-            for u in &mut self.nodes[o].users {
-                if *u == node {
-                    *u = with;
-                }
+        // The inputs' users name the replacement instead (phis only keep users).
+        let operands = std::mem::take(&mut self.nodes[node].operands);
+        steps += operands.len();
+        let with_is_phi = self.nodes[with].phi;
+        for &o in &operands {
+            let users = &mut self.nodes[o].users;
+            if users.remove(&node) && with_is_phi {
+                users.insert(with);
             }
         }
-        let members = std::mem::take(&mut self.nodes[node].members);
-        for &m in &members {
-            self.current[m] = with;
-        }
-        self.nodes[with].members.extend(members);
+        self.nodes[node].operands = operands;
+        // Every value mapped to the node maps to its replacement.
+        self.current[node] = with;
         self.nodes[node].dead = true;
+        budget.spend(steps)
     }
 }
 
@@ -200,6 +259,26 @@ mod tests {
         g.set_inputs(w, vec![param, init]);
         assert!(g.optimize());
         assert_eq!((g.resolved(param), g.resolved(w)), (init, init));
+    }
+
+    #[test]
+    fn a_graph_past_its_budget_stops_and_says_which_phis_are_left() {
+        // A chain of phis over two values: each needs its own search.
+        let mut g = PhiGraph::default();
+        let (a, b) = (g.add(false), g.add(false));
+        let phis: Vec<PhiNode> = (0..100).map(|_| g.add(true)).collect();
+        for (k, &p) in phis.iter().enumerate() {
+            let next = phis.get(k + 1).copied().unwrap_or(b);
+            g.set_inputs(p, vec![a, next, a]); // `a` twice: one input
+        }
+        assert_eq!(g.nodes[phis[0]].operands, [a, phis[1]]);
+        let mut small = g.clone();
+        assert!(!small.optimize_within(50));
+        assert_eq!(small.live_phis().count(), 100);
+        // With its budget it finishes: two values reach every phi, so all survive.
+        assert!(g.optimize());
+        assert_eq!(g.live_phis().collect::<Vec<_>>(), phis);
+        assert!(phis.iter().all(|&p| g.resolved(p) == p));
     }
 
     #[test]

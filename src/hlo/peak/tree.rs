@@ -63,8 +63,8 @@ pub(crate) struct Tree {
     pub nodes: IndexVec<NodeId, Node>,
 }
 
-/// Tuples nest a few levels in practice; the module reader stops deeper ones already.
-const MAX_DEPTH: usize = 64;
+/// Tuples nest a few levels in practice; the shape parser stops deeper ones already.
+const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
 
 impl Tree {
     /// The tree of a shape whose facts are `facts` (their leaves are the tree's non-tuple

@@ -90,3 +90,24 @@ fn map_draws_no_tile_line_inside_a_tile_that_an_inner_tile_pads() {
         "0 1 2 | 4 5 6\npadding: 2 of 8 grid positions, in memory order: 3, 7\n"
     );
 }
+
+#[test]
+fn an_endless_line_is_answered_under_the_memory_limit() {
+    // 80 MB without a line end: more than the process may map, were it read whole.
+    let line = vec![b'f'; 80 << 20];
+    let too_long = "err line too long: more than 1048576 bytes, not read\n";
+    for args in [&["canon"][..], &["bytes"], &["offset", "f32[4]{0}", "-"], &["index", "f32[4]{0}"]]
+    {
+        let Some(run) = limited(args, &line) else { return };
+        assert_eq!((run.status, run.stdout.as_str()), (1, too_long), "{args:?}: {}", run.stderr);
+    }
+    let Some(run) = limited(&["explain", "-"], &line) else { return };
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stderr.len() < 200, "{}", run.stderr);
+    // A shape of a megabyte shown under its error: a window of it, not all of it.
+    let mut shape = vec![b'f'; 1 << 20];
+    shape.push(b'\n');
+    let Some(run) = limited(&["explain", "-"], &shape) else { return };
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.len() < 500, "{}", run.stderr.len());
+}

@@ -388,3 +388,51 @@ fn an_unwritable_output_is_an_io_error() {
         );
     }
 }
+
+#[test]
+fn lines_end_at_a_lone_carriage_return_too() {
+    // `\n\r` is two line ends, with an empty line between.
+    let r = xlayout(&["canon"], b"f32[2]\rf32[3]\r\nf32[4]\n\rs8[1]");
+    assert_eq!(
+        lines(&r),
+        ["ok f32[2]{0}", "ok f32[3]{0}", "ok f32[4]{0}", "err empty input", "ok s8[1]{0}"]
+    );
+}
+
+#[test]
+fn a_line_over_a_mebibyte_is_answered_not_held() {
+    let too_long = "err line too long: more than 1048576 bytes, not read";
+    let mut stdin = vec![b'f'; 3 << 20];
+    stdin.extend_from_slice(b"\nf32[2]\n");
+    let r = xlayout(&["canon"], &stdin);
+    assert_eq!((r.status, lines(&r)), (1, vec![too_long, "ok f32[2]{0}"]));
+    // One byte over, at the end of the input.
+    let r = xlayout(&["bytes"], &vec![b'1'; (1 << 20) + 1]);
+    assert_eq!(lines(&r), [too_long]);
+    // At the limit it is read, and the answer quotes it short.
+    let mut stdin = vec![b'f'; 1 << 20];
+    stdin.push(b'\r');
+    let r = xlayout(&["canon"], &stdin);
+    assert_eq!(lines(&r), [format!("err unknown element type `{}...`", "f".repeat(40))]);
+    let r = xlayout(&["offset", "f32[4]{0}", "-"], &vec![b'1'; 1 << 20]);
+    assert_eq!(
+        lines(&r),
+        [format!(
+            "err `{}...` is not an index entry: write non-negative integers like `2,3`",
+            "1".repeat(40)
+        )]
+    );
+    let r = xlayout(&["index", "f32[4]{0}", "-"], &vec![b'x'; 1 << 20]);
+    assert_eq!(
+        lines(&r),
+        [format!("err `{}...` is not an offset: write a non-negative integer", "x".repeat(40))]
+    );
+    // A SHAPE given as `-` on a line too long: a read failure, said once.
+    let r = xlayout(&["explain", "-"], &vec![b'f'; 2 << 20]);
+    assert_eq!(r.status, 2);
+    assert_eq!(
+        r.stderr,
+        "xlayout: cannot read standard input: line 1: line too long: more than 1048576 bytes, \
+         not read\n"
+    );
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The release build on the hostile inputs of tests/hostile_inputs/ (the second hostile-input
+# round), each generated into a scratch directory, measured, and deleted: CPU seconds (user +
+# system), peak resident memory and exit status from GNU time, and whether the same run
+# finishes under `ulimit -v` of 1 GiB. `wc -l` of the same file is the baseline, in the same
+# run. Prints a Markdown table (BENCHMARKS.md, "Hostile input").
+#
+#   bash benches/hostile.sh [MB] [XLAYOUT] [TIMEOUT_SECONDS] [CLASS...]
+#
+# MB defaults to 20; XLAYOUT to target/release/xlayout (built first); TIMEOUT to 300.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mb=${1:-20}
+exe=${2:-target/release/xlayout}
+limit=${3:-300}
+shift $(( $# < 3 ? $# : 3 ))
+classes=("$@")
+if [ ${#classes[@]} -eq 0 ]; then
+    classes=(strings comments lone-cr gte-chain same-branch space-per-instruction space-per-leaf
+        while-conditions alias-pairs bad-index-gtes not-utf8-lines endless-line)
+fi
+cargo build --release -p xlayout-cli </dev/null >&2
+cargo build --release --example hostile_input </dev/null >&2
+gen=target/release/examples/hostile_input
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+# `measure NAME STDIN-FILE ARGS...`: one table row.
+measure() {
+    local name=$1 input=$2
+    shift 2
+    local t=$dir/time status cpu rss base vm
+    set +e
+    timeout "$limit" /usr/bin/time -v -o "$t" "$@" <"$input" >"$dir/out" 2>"$dir/err"
+    status=$?
+    (ulimit -v $((1 << 20)) && exec timeout "$limit" "$@" <"$input" >/dev/null 2>&1)
+    vm=$?
+    set -e
+    if [ "$status" -eq 124 ]; then
+        cpu="> $limit s (stopped)"
+        rss="-"
+    else
+        cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f s", u + s}' "$t")
+        rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f MiB", $2 / 1024}' "$t")
+    fi
+    base=$( { /usr/bin/time -f '%U %S' wc -l <"$input" >/dev/null; } 2>&1 | awk '{printf "%.2f s", $1 + $2}')
+    printf '| %s | %s MB | %s | %s | %s | %s | %s | %s B |\n' "$name" "$(awk -v b="$(wc -c <"$input")" 'BEGIN {printf "%.1f", b / 1e6}')" \
+        "$cpu" "$rss" "$status" "$vm" "$base" "$(wc -c <"$dir/err")"
+}
+
+echo "| input | size | CPU | peak RSS | exit | exit under 1 GiB | \`wc -l\` CPU | stderr |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for class in "${classes[@]}"; do
+    f=$dir/input
+    case $class in
+    endless-line)
+        head -c "$((mb * 1000000))" /dev/zero | tr '\0' 'f' >"$f"
+        for cmd in canon bytes explain; do
+            if [ "$cmd" = explain ]; then
+                measure "endless line, \`$cmd -\`" "$f" "$exe" explain -
+            else
+                measure "endless line, \`$cmd\`" "$f" "$exe" "$cmd"
+            fi
+        done
+        measure "endless line, \`offset f32[4] -\`" "$f" "$exe" offset 'f32[4]{0}' -
+        ;;
+    *)
+        "$gen" "$class" "$mb" >"$f"
+        case $class in
+        gte-chain | same-branch | while-conditions | alias-pairs | bad-index-gtes)
+            measure "$class, \`hlo --peak\`" "$f" "$exe" hlo --peak -
+            ;;
+        *)
+            measure "$class, \`hlo\`" "$f" "$exe" hlo -
+            ;;
+        esac
+        ;;
+    esac
+    rm -f "$f"
+done

@@ -1,0 +1,247 @@
+//! The hostile inputs of the second hostile-input round, generated at any size: one
+//! generator per class of input that once cost more than linear time or memory. The
+//! scaling test (`tests/hostile.rs`) runs each at two sizes and compares the work; the
+//! example `hostile_input` writes one to standard output for the release-build
+//! measurements in BENCHMARKS.md; the fuzz target `hostile` builds them from fuzzer bytes.
+#![allow(dead_code)] // each includer uses some of these
+
+use std::fmt::Write as _;
+
+/// A class of hostile input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// One long line of closed strings: `"x" "x" "x" ...`.
+    Strings,
+    /// One long line of closed comments: `/**/ /**/ ...`.
+    Comments,
+    /// A module whose lines end in a carriage return alone.
+    LoneCr,
+    /// A fusion whose root tuple reads each element through one long chain of
+    /// `get-tuple-element`.
+    GteChain,
+    /// A `conditional` naming the same branch computation many times, over a wide tuple.
+    SameBranch,
+    /// Every instruction in a memory space of its own (`S(k)`).
+    SpacePerInstruction,
+    /// One tuple whose every leaf is in a memory space of its own.
+    SpacePerLeaf,
+    /// A `while` naming many condition computations.
+    WhileConditions,
+    /// Many `input_output_alias` pairs.
+    AliasPairs,
+    /// Many `get-tuple-element`s with an index out of range, of one wide tuple.
+    BadIndexGtes,
+    /// Many lines of one byte that is not UTF-8.
+    NotUtf8Lines,
+    /// Many lines of one shape each, for the line-based commands, ending in a lone CR.
+    ShapeLines,
+}
+
+impl Class {
+    /// Every class, in the order of the issue's table.
+    pub const ALL: [Class; 12] = [
+        Class::Strings,
+        Class::Comments,
+        Class::LoneCr,
+        Class::GteChain,
+        Class::SameBranch,
+        Class::SpacePerInstruction,
+        Class::SpacePerLeaf,
+        Class::WhileConditions,
+        Class::AliasPairs,
+        Class::BadIndexGtes,
+        Class::NotUtf8Lines,
+        Class::ShapeLines,
+    ];
+
+    /// Its name on the command line of the example.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Strings => "strings",
+            Class::Comments => "comments",
+            Class::LoneCr => "lone-cr",
+            Class::GteChain => "gte-chain",
+            Class::SameBranch => "same-branch",
+            Class::SpacePerInstruction => "space-per-instruction",
+            Class::SpacePerLeaf => "space-per-leaf",
+            Class::WhileConditions => "while-conditions",
+            Class::AliasPairs => "alias-pairs",
+            Class::BadIndexGtes => "bad-index-gtes",
+            Class::NotUtf8Lines => "not-utf8-lines",
+            Class::ShapeLines => "shape-lines",
+        }
+    }
+
+    /// The class called `name`.
+    pub fn parse(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Whether `xlayout hlo --peak` is the command that meets it (else plain `hlo`).
+    pub fn needs_peak(self) -> bool {
+        matches!(
+            self,
+            Class::GteChain
+                | Class::SameBranch
+                | Class::WhileConditions
+                | Class::AliasPairs
+                | Class::BadIndexGtes
+        )
+    }
+}
+
+/// Repeats `piece(k)` for k = 0, 1, ... until `out` holds `len` more bytes.
+fn fill(out: &mut String, len: usize, mut piece: impl FnMut(&mut String, usize)) {
+    let end = out.len() + len;
+    let mut k = 0;
+    while out.len() < end {
+        piece(out, k);
+        k += 1;
+    }
+}
+
+/// How many times `piece` (of about `each` bytes) fits in `len`: at least 1.
+fn count(len: usize, each: usize) -> usize {
+    (len / each).max(1)
+}
+
+/// A tuple shape of `n` elements of `f32[1]{0}`.
+fn wide(n: usize) -> String {
+    let mut s = String::from("(");
+    for k in 0..n {
+        s += if k == 0 { "f32[1]{0}" } else { ", f32[1]{0}" };
+    }
+    s + ")"
+}
+
+/// `%name0, %name1, ...` for `n` names, or the one name `n` times when `same`.
+fn names(prefix: &str, n: usize, same: bool) -> String {
+    let mut s = String::new();
+    for k in 0..n {
+        if k > 0 {
+            s += ", ";
+        }
+        let _ = if same { write!(s, "%{prefix}") } else { write!(s, "%{prefix}{k}") };
+    }
+    s
+}
+
+/// The input of `class`, about `len` bytes long.
+pub fn generate(class: Class, len: usize) -> Vec<u8> {
+    let mut s = String::new();
+    match class {
+        Class::Strings => fill(&mut s, len, |s, _| *s += "\"x\" "),
+        Class::Comments => fill(&mut s, len, |s, _| *s += "/**/ "),
+        Class::LoneCr => {
+            s += "HloModule m, is_scheduled=true\r\rENTRY %e {\r  %a0 = f32[2]{0} parameter(0)\r";
+            fill(&mut s, len, |s, k| {
+                let _ = write!(s, "  %a{} = f32[2]{{0}} negate(%a{k})\r", k + 1);
+            });
+            s += "}\r";
+        }
+        Class::GteChain => {
+            // Half the text the chain, half the tuple: each of its elements reads the chain.
+            let chain = count(len / 2, 60);
+            let leaves = count(len / 2, 30);
+            let t = wide(leaves);
+            let _ = write!(
+                s,
+                "HloModule m, is_scheduled=true\n\n%fused (p: f32[1]) -> {t} {{\n  %g0 = f32[1]{{0}} parameter(0)\n"
+            );
+            for k in 1..chain {
+                let _ =
+                    writeln!(s, "  %g{k} = f32[1]{{0}} get-tuple-element(%g{}), index=0", k - 1);
+            }
+            let last = format!("g{}", chain - 1);
+            let _ = write!(
+                s,
+                "  ROOT %r = {t} tuple({})\n}}\n\nENTRY %e (a: f32[1]) -> {t} {{\n  %a = f32[1]{{0}} parameter(0)\n  ROOT %f = {t} fusion(%a), kind=kLoop, calls=%fused\n}}\n",
+                names(&last, leaves, true)
+            );
+        }
+        Class::SameBranch => {
+            // Half the text the tuple's elements (written six times), half the branches.
+            let n = count(len / 2, 66);
+            let branches = count(len / 2, 12);
+            let t = wide(n);
+            let _ = write!(
+                s,
+                "HloModule m, is_scheduled=true\n\n%b (p: {t}) -> {t} {{\n  ROOT %p = {t} parameter(0)\n}}\n\n\
+                 ENTRY %e (i: s32[], a: {t}) -> {t} {{\n  %i = s32[] parameter(0)\n  %a = {t} parameter(1)\n  \
+                 ROOT %c = {t} conditional(%i, {}), branch_computations={{{}}}\n}}\n",
+                names("a", branches, true),
+                names("b", branches, true)
+            );
+        }
+        Class::SpacePerInstruction => {
+            s += "HloModule m\n\nENTRY %e {\n";
+            fill(&mut s, len, |s, k| {
+                let _ = writeln!(s, "  %p{k} = f32[1]{{0:S({k})}} parameter({k})");
+            });
+            s += "}\n";
+        }
+        Class::SpacePerLeaf => {
+            s += "HloModule m\n\nENTRY %e {\n  ROOT %t = (";
+            fill(&mut s, len, |s, k| {
+                let _ = write!(s, "{}f32[1]{{0:S({k})}}", if k == 0 { "" } else { ", " });
+            });
+            s += ") parameter(0)\n}\n";
+        }
+        Class::WhileConditions => {
+            let k = count(len, 130);
+            s += "HloModule m, is_scheduled=true\n\n%body (p: (s32[])) -> (s32[]) {\n  ROOT %bp = (s32[]) parameter(0)\n}\n\n";
+            for c in 0..k {
+                let _ = write!(
+                    s,
+                    "%c{c} (p: (s32[])) -> pred[] {{\n  %q{c} = (s32[]) parameter(0)\n  ROOT %r{c} = pred[] constant(true)\n}}\n\n"
+                );
+            }
+            let _ = write!(
+                s,
+                "ENTRY %e (a: s32[]) -> (s32[]) {{\n  %a = s32[] parameter(0)\n  %t = (s32[]) tuple(%a)\n  \
+                 ROOT %w = (s32[]) while(%t), condition={{{}}}, body=%body\n}}\n",
+                names("c", k, false)
+            );
+        }
+        Class::AliasPairs => {
+            let n = count(len, 70);
+            s += "HloModule m, is_scheduled=true, input_output_alias={ ";
+            for k in 0..n {
+                let _ =
+                    write!(s, "{}{{{k}}}: ({k}, {{}}, may-alias)", if k == 0 { "" } else { ", " });
+            }
+            s += " }\n\nENTRY %e {\n";
+            for k in 0..n {
+                let _ = writeln!(s, "  %p{k} = f32[1]{{0}} parameter({k})");
+            }
+            let _ = write!(s, "  ROOT %t = {} tuple({})\n}}\n", wide(n), names("p", n, false));
+        }
+        Class::BadIndexGtes => {
+            // Half the text the tuple, half the get-tuple-elements.
+            let n = count(len / 2, 11);
+            let gtes = count(len / 2, 60);
+            let _ = write!(
+                s,
+                "HloModule m, is_scheduled=true\n\nENTRY %e {{\n  %t = {} parameter(0)\n",
+                wide(n)
+            );
+            for k in 0..gtes {
+                let _ = writeln!(s, "  %g{k} = f32[1]{{0}} get-tuple-element(%t), index=99999999");
+            }
+            s += "  ROOT %r = f32[1]{0} parameter(1)\n}\n";
+        }
+        Class::NotUtf8Lines => {
+            let mut bytes = Vec::with_capacity(len + 2);
+            while bytes.len() < len {
+                bytes.extend_from_slice(b"\xff\n");
+            }
+            return bytes;
+        }
+        Class::ShapeLines => {
+            fill(&mut s, len, |s, k| {
+                let _ = write!(s, "f32[{},8]{{1,0:T(8,128)}}\r", k % 1000 + 1);
+            });
+        }
+    }
+    s.into_bytes()
+}
