@@ -76,12 +76,13 @@ macro_rules! layout {
 /// only through `$crate::__private`, so they work whatever name the user gives the crate.
 #[doc(hidden)]
 pub mod __private {
-    pub use core;
+    pub use core::clone::Clone;
+    pub use core::marker::Copy;
     pub use core::option::Option;
     pub use layout_macros::layout_impl;
     pub use layout_runtime::fixed::{
-        Constants, MatrixTile, PackedLayout, StaticLayout, TileLayout, TileSpec, TiledLayout,
-        TypedLayout,
+        check_index, check_usize, Constants, MatrixTile, PackedLayout, StaticLayout, TileLayout,
+        TileSpec, TiledLayout, TypedLayout,
     };
     pub use layout_runtime::{elem, PrimitiveType, TileDim};
 }

@@ -22,7 +22,7 @@ impl Checked {
     /// A shape this crate built (a placeholder, a tile's own layout), with its plan; `None`
     /// when the runtime has no plan for it.
     pub fn of(array: ArrayShape) -> Option<Checked> {
-        let plan = array.plan().ok()?;
+        let plan = Plan::untabulated(&array.check().ok()?).ok()?;
         let xla_byte_size = array.byte_size().ok();
         Some(Checked { array, plan, xla_byte_size, element_size_at: None })
     }
@@ -149,7 +149,8 @@ pub fn check(source: &Source) -> Result<Checked, Failure> {
     if let Some(all) = errors.all {
         return Err(Failure { errors: all, shape: Some(Box::new(array)) });
     }
-    match array.plan() {
+    // The macro reads the plan's sizes and programs: no offset tables.
+    match array.check().and_then(|checked| Plan::untabulated(&checked)) {
         Ok(plan) => {
             let xla_byte_size = array.byte_size().ok();
             let at = Path { tuple_indices: Vec::new(), location: Location::ElementSize };

@@ -1,17 +1,19 @@
 //! Code generation: per layout, only what differs from one layout to the next — the type, its
 //! index arithmetic as `const fn`s (from [`crate::program`]), one value of the library's
-//! `Constants`, and the storage types its elements allow (chosen by [`crate::storage`]).
-//! Everything else — the named constants, the checked and panicking trait methods, storage,
-//! views, tiles, rows — comes from the library's default and blanket implementations,
-//! written once, so the compiler checks little per layout.
+//! `Constants` (which also points the trait at those `const fn`s), and the storage types its
+//! elements allow (chosen by [`crate::storage`]). Everything else — the named constants, the
+//! trait methods, the bounds check, storage, views, tiles, rows — comes from the library's
+//! default and blanket implementations and generic functions, written once, so the compiler
+//! checks little per layout: every item and every token generated costs each user's build.
 //!
-//! Everything the generated code names outside itself goes through `$crate::__private`.
-//! Helper items sit inside `const _: () = { ... };` so that nothing but the type is added to
-//! the caller's scope. That block carries the lint allowances serde's and thiserror's
-//! expansions carry, plus the few restriction lints that generated index arithmetic trips by
-//! design; trait impls are `#[automatically_derived]` (rustc accepts the attribute on trait
-//! impls only), so lints and tools treat them as generated. `tests/macro_lints.rs` compiles
-//! expansions under those lints set to deny.
+//! Everything the generated code names outside itself goes through `$crate::__private`,
+//! imported once per layout under a short name. Helper items sit inside `const _: () = { ...
+//! };` so that nothing but the type is added to the caller's scope; the block allows the
+//! restriction lints that the generated code trips by design (integer division in the index
+//! arithmetic, inherent `const fn`s named as the trait's methods they stand behind). Trait impls
+//! are `#[automatically_derived]` (rustc accepts the attribute on trait impls only), so lints
+//! and tools treat them as generated. `tests/macro_lints.rs` compiles expansions under
+//! rustc's and clippy's strict lints set to deny.
 
 use layout_runtime::TileDim;
 use proc_macro2::{Ident, Literal, TokenStream, TokenTree};
@@ -37,8 +39,11 @@ pub fn invocation(invocation: &Invocation, generated: TokenStream) -> TokenStrea
 
 /// The type `def` names, with its impls.
 pub fn layout(krate: &TokenTree, def: &LayoutDef, c: &Checked, storage: &Storage) -> TokenStream {
-    let x = quote!(#krate::__private);
     let name = &def.name;
+    // The one path to the library, `$crate::__private`, under a short name inside the block.
+    let alias =
+        Ident::new(if name == "__xlayout" { "__xlayout_" } else { "__xlayout" }, name.span());
+    let x = quote!(#alias);
     let text = c.array.to_string();
     let attrs = &def.attrs;
     let doc = (!attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {
@@ -50,66 +55,62 @@ pub fn layout(krate: &TokenTree, def: &LayoutDef, c: &Checked, storage: &Storage
     let index = local("index");
     let offset = local("offset");
     let idx = index_type(plan.rank());
-    let dims = plan.dims();
-    let out_of_range = format!("index out of bounds for the layout {}", escape(&text));
-    let checked = if dims.contains(&0) {
-        quote! { let _ = #index; #x::core::panic!(#out_of_range) }
-    } else if dims.is_empty() {
-        quote! { Self::offset_unchecked(self, #index) }
-    } else {
-        let bounds = dims.iter().enumerate().map(|(d, &n)| {
-            let (d, n) = (lit(d), lit(n));
-            quote!(#index[#d] < #n)
-        });
-        quote! {
-            if !(#(#bounds)&&*) {
-                #x::core::panic!(#out_of_range)
-            }
-            Self::offset_unchecked(self, #index)
-        }
-    };
+    let dims = plan.dims().iter().map(|&n| lit(n));
+    let out_of_range = format!("index out of bounds for the layout {text}");
     let forward = forward_body(&plan.index_program(), &index);
     let inverse = inverse_body(plan, &offset, &x);
     let tile_text = match storage {
         Storage::Typed(Some(tile)) if matrix_tile(tile).is_some() => tile.array.to_string(),
         _ => String::new(),
     };
-    let constants = constants(&x, &quote!(#name), c, &text, &tile_text);
-    let largest =
-        Literal::u64_unsuffixed(plan.grid_len().max(plan.padded_len()).max(plan.byte_len()) as u64);
-    let too_large = format!(
-        "the layout {} needs more storage than usize can count on this target",
-        escape(&text)
-    );
+    let functions = [quote!(#name::offset_unchecked), quote!(#name::index_of)];
+    let constants = constants(&x, &quote!(#name), &functions, c, &text, &tile_text);
+    // usize has 16 bits at least: a larger count is checked against the target's.
+    let largest = plan.grid_len().max(plan.padded_len()).max(plan.byte_len()) as u64;
+    let check_size = (largest > u64::from(u16::MAX)).then(|| {
+        let largest = Literal::u64_unsuffixed(largest);
+        let too_large =
+            format!("the layout {text} needs more storage than usize can count on this target");
+        quote!(#x::check_usize(#largest, #too_large);)
+    });
     let storage = storage_impls(&x, name, c, storage);
     // The inherent `const fn`s and the trait methods share names on purpose (the trait
-    // forwards to them), and index arithmetic is integer division by literals.
+    // forwards to them), and index arithmetic is integer division by literals. `Clone` and
+    // `Copy` are written out: what `derive` would write, without running it.
     quote! {
         #(#attrs)*
         #doc
         // A unit value the user constructs by name: it cannot be `#[non_exhaustive]`.
-        #[derive(Clone, Copy)]
         #[allow(clippy::exhaustive_structs)]
         #vis struct #name;
 
         #[doc(hidden)]
         #[allow(
-            non_upper_case_globals,
-            unused_attributes,
-            unused_qualifications,
-            clippy::absolute_paths,
             clippy::same_name_method,
             clippy::integer_division,
-            clippy::integer_division_remainder_used,
+            clippy::integer_division_remainder_used
         )]
         const _: () = {
-            #x::core::assert!(#largest <= usize::MAX as u64, #too_large);
+            use #krate::__private as #alias;
+            #check_size
+
+            #[automatically_derived]
+            impl #x::Clone for #name {
+                #[inline]
+                fn clone(&self) -> Self {
+                    *self
+                }
+            }
+
+            #[automatically_derived]
+            impl #x::Copy for #name {}
 
             impl #name {
                 /// The element offset of a logical index; panics when it is out of range.
                 #[inline]
                 pub const fn offset(self, #index: #idx) -> usize {
-                    #checked
+                    #x::check_index(&#index, &[#(#dims),*], #out_of_range);
+                    Self::offset_unchecked(self, #index)
                 }
 
                 /// The element offset without the bounds check: an unspecified number (never a
@@ -130,16 +131,6 @@ pub fn layout(krate: &TokenTree, def: &LayoutDef, c: &Checked, storage: &Storage
             impl #x::StaticLayout for #name {
                 type Index = #idx;
                 const CONSTANTS: #x::Constants<Self> = #constants;
-
-                #[inline]
-                fn offset_unchecked(self, #index: #idx) -> usize {
-                    #name::offset_unchecked(self, #index)
-                }
-
-                #[inline]
-                fn index_of(self, #offset: usize) -> #x::Option<#idx> {
-                    #name::index_of(self, #offset)
-                }
             }
 
             #storage
@@ -153,15 +144,12 @@ fn index_type(rank: usize) -> TokenStream {
     quote!([usize; #rank])
 }
 
-/// `text` inside a format string: braces doubled.
-fn escape(text: &str) -> String {
-    text.replace('{', "{{").replace('}', "}}")
-}
-
-/// The value of `Constants` for `c`, with `tile_text` for a [`matrix_tile`].
+/// The value of `Constants` for `c`: the layout's `value`, its two `functions` (offset,
+/// index), and `tile_text` for a [`matrix_tile`].
 fn constants(
     x: &TokenStream,
     value: &TokenStream,
+    [offset_fn, index_fn]: &[TokenStream; 2],
     c: &Checked,
     text: &str,
     tile_text: &str,
@@ -197,6 +185,8 @@ fn constants(
     quote! {
         #x::Constants {
             layout: #value,
+            offset_unchecked: #offset_fn,
+            index_of: #index_fn,
             dims: &[#(#dims),*],
             minor_to_major: &[#(#m2m),*],
             tiles: &[#(#tiles),*],
@@ -291,7 +281,13 @@ fn tile_impls(x: &TokenStream, name: &Ident, elem: &TokenStream, c: &Checked) ->
     let idx = index_type(plan.rank());
     let forward = forward_body(&plan.index_program(), &index);
     let inverse = inverse_body(plan, &offset, x);
-    let constants = constants(x, &quote!(#x::TileLayout::NEW), c, &c.array.to_string(), "");
+    // The tile's index arithmetic as closures: functions with no name to add anywhere.
+    let functions = [
+        quote!(|_, #index: #idx| -> usize { #forward }),
+        quote!(|_, #offset: usize| -> #x::Option<#idx> { #inverse }),
+    ];
+    let text = c.array.to_string();
+    let constants = constants(x, &quote!(#x::TileLayout::NEW), &functions, c, &text, "");
     quote! {
         #[automatically_derived]
         impl #x::TiledLayout for #name {
@@ -303,16 +299,6 @@ fn tile_impls(x: &TokenStream, name: &Ident, elem: &TokenStream, c: &Checked) ->
             type TileIndex = #idx;
             type TileStorage = [#elem; #padded];
             const TILE: #x::Constants<#x::TileLayout<Self>> = #constants;
-
-            #[inline]
-            fn tile_offset_unchecked(#index: #idx) -> usize {
-                #forward
-            }
-
-            #[inline]
-            fn tile_index_of(#offset: usize) -> #x::Option<#idx> {
-                #inverse
-            }
         }
     }
 }

@@ -3,17 +3,20 @@
 //! layouts to show. `tests/macro_layouts.rs` checks them against the macro's own expansion.
 
 use crate::fixed::{
-    Constants, MatrixTile, PackedLayout, StaticLayout, TileLayout, TileSpec, TiledLayout,
-    TypedLayout,
+    check_index, Constants, MatrixTile, PackedLayout, StaticLayout, TileLayout, TileSpec,
+    TiledLayout, TypedLayout,
 };
 use crate::{PrimitiveType, TileDim, U4};
 
-/// The `Constants` of a layout with the default layout (`$m2m`, `{rank-1,...,0}`).
+/// The `Constants` of a layout whose index arithmetic is `$offset` and `$index_of`.
 macro_rules! constants {
-    ($layout:expr, $t:ident $bits:literal, $text:literal, $dims:expr, $m2m:expr, $tiles:expr,
-     $tile_text:literal, grid $grid:literal, bytes $bytes:literal) => {
+    ($layout:expr, $offset:expr, $index_of:expr, $t:ident $bits:literal, $text:literal,
+     $dims:expr, $m2m:expr, $tiles:expr, $tile_text:literal, grid $grid:literal,
+     bytes $bytes:literal) => {
         Constants {
             layout: $layout,
+            offset_unchecked: $offset,
+            index_of: $index_of,
             dims: &$dims,
             minor_to_major: &$m2m,
             tiles: &$tiles,
@@ -29,21 +32,14 @@ macro_rules! constants {
     };
 }
 
-/// Implements `StaticLayout` for `$name` of rank `$rank` with `$constants`, by forwarding to
-/// its inherent `const fn`s.
+/// Implements `StaticLayout` for `$name` of rank `$rank` with `$constants` (of the
+/// [`constants!`] of its inherent `const fn`s).
 macro_rules! static_layout {
-    ($name:ident: $rank:literal, $constants:expr) => {
+    ($name:ident: $rank:literal, $($constants:tt)*) => {
         impl StaticLayout for $name {
             type Index = [usize; $rank];
-            const CONSTANTS: Constants<Self> = $constants;
-
-            fn offset_unchecked(self, index: [usize; $rank]) -> usize {
-                $name::offset_unchecked(self, index)
-            }
-
-            fn index_of(self, offset: usize) -> Option<[usize; $rank]> {
-                $name::index_of(self, offset)
-            }
+            const CONSTANTS: Constants<Self> =
+                constants!($name, $name::offset_unchecked, $name::index_of, $($constants)*);
         }
     };
 }
@@ -54,14 +50,7 @@ macro_rules! checked_offset {
     ($rank:literal, $dims:expr, $text:literal) => {
         /// The offset of an index; panics when out of range.
         pub const fn offset(self, index: [usize; $rank]) -> usize {
-            let dims: [usize; $rank] = $dims;
-            let mut d = 0;
-            while d < $rank {
-                if index[d] >= dims[d] {
-                    panic!("{}", concat!("index out of bounds for the layout ", $text));
-                }
-                d += 1;
-            }
+            check_index(&index, &$dims, concat!("index out of bounds for the layout ", $text));
             self.offset_unchecked(index)
         }
     };
@@ -97,9 +86,8 @@ impl F32x3x5T2x2 {
 }
 
 static_layout!(
-    F32x3x5T2x2: 2,
-    constants!(F32x3x5T2x2, F32 32, "f32[3,5]{1,0:T(2,2)}", [3, 5], [1, 0],
-        [&[TileDim::Size(2), TileDim::Size(2)]], "f32[2,2]{1,0}", grid 24, bytes 96)
+    F32x3x5T2x2: 2, F32 32, "f32[3,5]{1,0:T(2,2)}", [3, 5], [1, 0],
+        [&[TileDim::Size(2), TileDim::Size(2)]], "f32[2,2]{1,0}", grid 24, bytes 96
 );
 
 impl TypedLayout for F32x3x5T2x2 {
@@ -137,10 +125,9 @@ impl F32x16x256T8x128T2x1 {
 }
 
 static_layout!(
-    F32x16x256T8x128T2x1: 2,
-    constants!(F32x16x256T8x128T2x1, F32 32, "f32[16,256]{1,0:T(8,128)(2,1)}", [16, 256],
+    F32x16x256T8x128T2x1: 2, F32 32, "f32[16,256]{1,0:T(8,128)(2,1)}", [16, 256],
         [1, 0], [&[TileDim::Size(8), TileDim::Size(128)], &[TileDim::Size(2), TileDim::Size(1)]],
-        "f32[8,128]{1,0:T(2,1)}", grid 4096, bytes 16384)
+        "f32[8,128]{1,0:T(2,1)}", grid 4096, bytes 16384
 );
 
 impl TypedLayout for F32x16x256T8x128T2x1 {
@@ -176,9 +163,8 @@ impl F32x8T2x2 {
 }
 
 static_layout!(
-    F32x8T2x2: 1,
-    constants!(F32x8T2x2, F32 32, "f32[8]{0:T(2,2)}", [8], [0],
-        [&[TileDim::Size(2), TileDim::Size(2)]], "", grid 16, bytes 64)
+    F32x8T2x2: 1, F32 32, "f32[8]{0:T(2,2)}", [8], [0],
+        [&[TileDim::Size(2), TileDim::Size(2)]], "", grid 16, bytes 64
 );
 
 impl TypedLayout for F32x8T2x2 {
@@ -194,20 +180,12 @@ impl TiledLayout for F32x8T2x2 {
 impl TileSpec for F32x8T2x2 {
     type TileIndex = [usize; 2];
     type TileStorage = [f32; 4];
-    const TILE: Constants<TileLayout<Self>> = constants!(TileLayout::NEW, F32 32,
-        "f32[2,2]{1,0}", [2, 2], [1, 0], [], "", grid 4, bytes 16);
-
-    fn tile_offset_unchecked(index: [usize; 2]) -> usize {
-        index[0] * 2 + index[1]
-    }
-
-    fn tile_index_of(offset: usize) -> Option<[usize; 2]> {
-        if offset < 4 {
-            Some([offset / 2, offset % 2])
-        } else {
-            None
-        }
-    }
+    const TILE: Constants<TileLayout<Self>> = constants!(
+        TileLayout::NEW,
+        |_, index| index[0] * 2 + index[1],
+        |_, offset| if offset < 4 { Some([offset / 2, offset % 2]) } else { None },
+        F32 32, "f32[2,2]{1,0}", [2, 2], [1, 0], [], "", grid 4, bytes 16
+    );
 }
 
 /// `f32[4,2]{1,0:T(2,1)}`: rows interleaved in pairs, as inside a TPU bf16 tile.
@@ -234,9 +212,8 @@ impl F32x4x2T2x1 {
 }
 
 static_layout!(
-    F32x4x2T2x1: 2,
-    constants!(F32x4x2T2x1, F32 32, "f32[4,2]{1,0:T(2,1)}", [4, 2], [1, 0],
-        [&[TileDim::Size(2), TileDim::Size(1)]], "", grid 8, bytes 32)
+    F32x4x2T2x1: 2, F32 32, "f32[4,2]{1,0:T(2,1)}", [4, 2], [1, 0],
+        [&[TileDim::Size(2), TileDim::Size(1)]], "", grid 8, bytes 32
 );
 
 impl TypedLayout for F32x4x2T2x1 {
@@ -267,8 +244,7 @@ impl U4x4x4E4 {
 }
 
 static_layout!(
-    U4x4x4E4: 2,
-    constants!(U4x4x4E4, U4 4, "u4[4,4]{1,0:E(4)}", [4, 4], [1, 0], [], "", grid 16, bytes 8)
+    U4x4x4E4: 2, U4 4, "u4[4,4]{1,0:E(4)}", [4, 4], [1, 0], [], "", grid 16, bytes 8
 );
 
 impl PackedLayout for U4x4x4E4 {

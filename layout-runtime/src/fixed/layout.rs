@@ -54,14 +54,19 @@ impl<T: Element, const N: usize> StorageArray for [T; N] {
     const ZEROED: Self = [T::ZERO; N];
 }
 
-/// Every constant of a static layout, in one value: what `layout!` writes for each layout
-/// (one constant for the compiler to check, where ten would cost ten). The constants of
-/// [`StaticLayout`] read it.
+/// Every constant of a static layout, in one value, with its index arithmetic as function
+/// pointers: what `layout!` writes for each layout (one constant for the compiler to check,
+/// where ten constants and two forwarding methods would cost a dozen items). The constants
+/// and the two required methods of [`StaticLayout`] read it; the pointers are constants, so
+/// an optimized call through them is a direct call, inlined.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Constants<L> {
+pub struct Constants<L: StaticLayout> {
     /// The layout's value (a unit struct: what the library's generic code calls methods on).
     pub layout: L,
+    /// [`StaticLayout::offset_unchecked`]: the layout's own `const fn`.
+    pub offset_unchecked: fn(L, L::Index) -> usize,
+    /// [`StaticLayout::index_of`]: the layout's own `const fn`.
+    pub index_of: fn(L, usize) -> Option<L::Index>,
     /// [`StaticLayout::DIMS`].
     pub dims: &'static [usize],
     /// [`StaticLayout::MINOR_TO_MAJOR`].
@@ -87,6 +92,49 @@ pub struct Constants<L> {
     pub xla_byte_size: Option<u64>,
 }
 
+/// The bounds check of the `offset` that `layout!` generates: panics with `message` (in a
+/// constant's evaluation, too) when an entry of `index` is at or beyond its dimension. One
+/// generic function instead of a check and a panic per layout, for the compiler; a loop over
+/// constants that the optimizer unrolls, for the program.
+#[doc(hidden)]
+#[inline(always)]
+#[track_caller]
+pub const fn check_index<const N: usize>(
+    index: &[usize; N],
+    dims: &[usize; N],
+    message: &'static str,
+) {
+    // One branch for all dimensions (`&`, not `&&`): the optimizer then tests the entries
+    // together, as a hand-written `i < R && j < C` compiles (`benches/offset_instructions.rs`
+    // counts both), where a branch per entry kept a compare and a flag test more per access.
+    let mut inside = true;
+    let mut d = 0;
+    while d < N {
+        inside &= index[d] < dims[d];
+        d += 1;
+    }
+    if !inside {
+        index_out_of_range(message)
+    }
+}
+
+/// The check that `layout!` generates for a layout whose element count or byte length,
+/// `largest`, may be beyond `usize` on some target: a compile error with `message` there.
+#[doc(hidden)]
+pub const fn check_usize(largest: u64, message: &'static str) {
+    if largest > usize::MAX as u64 {
+        panic!("{}", message)
+    }
+}
+
+/// The panic of [`check_index`], kept out of line.
+#[cold]
+#[inline(never)]
+#[track_caller]
+const fn index_out_of_range(message: &'static str) -> ! {
+    panic!("{}", message)
+}
+
 /// Whether every entry of `index` is below the dimension of the same position.
 #[inline(always)]
 fn in_bounds(index: &[usize], dims: &[usize]) -> bool {
@@ -94,11 +142,14 @@ fn in_bounds(index: &[usize], dims: &[usize]) -> bool {
 }
 
 /// The panic of an index out of range, kept out of line so that the checked paths stay small.
+/// It takes the index by value: a reference would make the caller keep the index in memory
+/// on the hot path too (two stores and a load per access, measured in
+/// `benches/offset_instructions.rs`), where a copy is made on the cold path only.
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn out_of_bounds(index: &[usize], text: &str) -> ! {
-    panic!("index {index:?} out of bounds for the layout {text}")
+fn out_of_bounds<I: LogicalIndex>(index: I, text: &str) -> ! {
+    panic!("index {:?} out of bounds for the layout {text}", index.as_ref())
 }
 
 /// A layout known at compile time: the constants of a validated array shape and its
@@ -167,10 +218,23 @@ pub trait StaticLayout: Copy + Send + Sync + 'static {
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
     /// assert_eq!(StaticLayout::offset_unchecked(Fig1, [2, 3]), 17);
     /// ```
-    fn offset_unchecked(self, index: Self::Index) -> usize;
+    #[inline]
+    fn offset_unchecked(self, index: Self::Index) -> usize {
+        (Self::CONSTANTS.offset_unchecked)(self, index)
+    }
 
     /// The logical index stored at `offset`; `None` for padding or beyond the grid.
-    fn index_of(self, offset: usize) -> Option<Self::Index>;
+    ///
+    /// ```
+    /// use layout_runtime::fixed::StaticLayout;
+    /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
+    /// assert_eq!(StaticLayout::index_of(Fig1, 17), Some([2, 3]));
+    /// assert_eq!(StaticLayout::index_of(Fig1, 9), None); // padding
+    /// ```
+    #[inline]
+    fn index_of(self, offset: usize) -> Option<Self::Index> {
+        (Self::CONSTANTS.index_of)(self, offset)
+    }
 
     /// The element offset of a logical index; panics when the index is out of range.
     ///
@@ -184,7 +248,7 @@ pub trait StaticLayout: Copy + Send + Sync + 'static {
     #[track_caller]
     fn offset(self, index: Self::Index) -> usize {
         if !in_bounds(index.as_ref(), Self::DIMS) {
-            out_of_bounds(index.as_ref(), Self::TEXT)
+            out_of_bounds(index, Self::TEXT)
         }
         self.offset_unchecked(index)
     }

@@ -42,7 +42,7 @@ use core::fmt;
 pub use buffer::HeapBuffer;
 pub use buffer::{Buffer, Inline, StaticView, StaticViewMut};
 #[doc(hidden)]
-pub use layout::Constants;
+pub use layout::{check_index, check_usize, Constants};
 pub use layout::{
     LogicalIndex, PackedLayout, StaticLayout, StaticMemoryOrder, StorageArray, TypedLayout,
 };

@@ -40,19 +40,15 @@ pub trait TiledLayout: TypedLayout {
 }
 
 /// What `layout!` writes for the tile of a [`TiledLayout`]: the tile layout's constants and
-/// index arithmetic, which [`TileLayout`] turns into a [`StaticLayout`].
+/// index arithmetic (in [`Constants`]), which [`TileLayout`] turns into a [`StaticLayout`].
 #[doc(hidden)]
 pub trait TileSpec: TypedLayout {
     /// The tile's logical index.
     type TileIndex: LogicalIndex;
     /// One tile's inline storage.
     type TileStorage: StorageArray<Item = Self::Elem>;
-    /// The tile layout's constants.
+    /// The tile layout's constants and index arithmetic.
     const TILE: Constants<TileLayout<Self>>;
-    /// The tile layout's `offset_unchecked`.
-    fn tile_offset_unchecked(index: Self::TileIndex) -> usize;
-    /// The tile layout's `index_of`.
-    fn tile_index_of(offset: usize) -> Option<Self::TileIndex>;
 }
 
 /// The layout of one tile of `L`, as a static layout of its own: the first tile's sizes as a
@@ -86,16 +82,6 @@ impl<L: TileSpec> fmt::Debug for TileLayout<L> {
 impl<L: TileSpec> StaticLayout for TileLayout<L> {
     type Index = L::TileIndex;
     const CONSTANTS: Constants<Self> = L::TILE;
-
-    #[inline]
-    fn offset_unchecked(self, index: L::TileIndex) -> usize {
-        L::tile_offset_unchecked(index)
-    }
-
-    #[inline]
-    fn index_of(self, offset: usize) -> Option<L::TileIndex> {
-        L::tile_index_of(offset)
-    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -181,6 +167,8 @@ where
     type Index = [usize; 2];
     const CONSTANTS: Constants<Self> = Constants {
         layout: MatrixTile(PhantomData),
+        offset_unchecked: Self::matrix_offset,
+        index_of: Self::matrix_index_of,
         dims: &[R, C],
         minor_to_major: &[1, 0],
         tiles: if K > 1 { &[&[TileDim::Size(K as u64), TileDim::Size(1)]] } else { &[] },
@@ -193,15 +181,19 @@ where
         byte_len: R * C * L::ELEMENT_BITS / 8,
         xla_byte_size: Some((R * C * L::ELEMENT_BITS / 8) as u64),
     };
+}
 
+impl<L, S, const R: usize, const C: usize, const K: usize> MatrixTile<L, S, R, C, K> {
+    /// [`StaticLayout::offset_unchecked`].
     #[inline]
-    fn offset_unchecked(self, [r, c]: [usize; 2]) -> usize {
+    fn matrix_offset(self, [r, c]: [usize; 2]) -> usize {
         // Row group, column, row in the group: `[R / K][C][K]`.
         (r / K).wrapping_mul(C).wrapping_add(c).wrapping_mul(K).wrapping_add(r % K)
     }
 
+    /// [`StaticLayout::index_of`].
     #[inline]
-    fn index_of(self, offset: usize) -> Option<[usize; 2]> {
+    fn matrix_index_of(self, offset: usize) -> Option<[usize; 2]> {
         (offset < R * C).then(|| [offset / (C * K) * K + offset % K, offset / K % C])
     }
 }

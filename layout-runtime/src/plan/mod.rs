@@ -113,6 +113,24 @@ impl Plan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn new(shape: &CheckedArray<'_>) -> Result<Plan, Error> {
+        let mut plan = Plan::untabulated(shape)?;
+        plan.tables = Tables::build(&plan);
+        Ok(plan)
+    }
+
+    /// [`Plan::new`] without the lookup tables that speed up offsets of tiled layouts: for a
+    /// plan read for its sizes and index programs, not run per element (code generation:
+    /// the `layout!` macro), where tabulating up to 2^16 offsets would be wasted work. Every
+    /// answer is the same as [`Plan::new`]'s; an offset runs the index program.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, Plan};
+    /// let s: ArrayShape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+    /// let plan = Plan::untabulated(&s.check()?)?;
+    /// assert_eq!((plan.offset(&[2, 3])?, plan.grid_len()), (17, 24));
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn untabulated(shape: &CheckedArray<'_>) -> Result<Plan, Error> {
         let space = Space::new(shape)?;
         let (forward, forward_out, out_stride) = build_forward(&space);
         let rank = space.dims.len();
@@ -132,7 +150,7 @@ impl Plan {
             // A non-empty grid has no zero extent.
             space.expanded.iter().map(|&s| Divider::new(s).unwrap_or(Divider::ONE)).collect()
         };
-        let mut plan = Plan {
+        Ok(Plan {
             space,
             forward,
             forward_out,
@@ -141,9 +159,7 @@ impl Plan {
             tables: None,
             inverse,
             expanded_div,
-        };
-        plan.tables = Tables::build(&plan);
-        Ok(plan)
+        })
     }
 
     /// The index space and its tile tree, for relayout.

@@ -175,6 +175,34 @@ fn tables_and_program_agree() {
 }
 
 #[test]
+fn untabulated_plans_give_the_same_answers() {
+    // Tabulated, strided and merged layouts: without tables, every offset, index and walk
+    // is the tabulated plan's.
+    for text in [
+        "f32[20,300]{1,0:T(8,128)}",
+        "bf16[3,16,256]{2,1,0:T(8,128)(2,1)}",
+        "f32[3,5]{0,1}",
+        "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+    ] {
+        let s: ArrayShape = text.parse().unwrap();
+        let (tabulated, untabulated) =
+            (s.plan().unwrap(), Plan::untabulated(&s.check().unwrap()).unwrap());
+        assert!(untabulated.tables.is_none(), "{text}");
+        assert_eq!(
+            tabulated.tables.is_some(),
+            text.starts_with("f32[20") || text.starts_with("bf16")
+        );
+        check_consistent(&untabulated);
+        let all = |p: &Plan| p.row_major_offsets().collect::<Vec<usize>>();
+        assert_eq!(all(&untabulated), all(&tabulated), "{text}");
+        assert_eq!(
+            untabulated.offset_unchecked(&[usize::MAX, 7, 9]),
+            tabulated.run_forward(&[usize::MAX, 7, 9])
+        );
+    }
+}
+
+#[test]
 fn many_registers_use_the_heap_path() {
     let tiles: Vec<&[Option<u64>]> = vec![&[Some(2), Some(2), Some(2)]; 10];
     let s = shape(PrimitiveType::F32, &[3, 3, 3], &[2, 1, 0], &tiles);
