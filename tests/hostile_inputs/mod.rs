@@ -76,18 +76,6 @@ impl Class {
     pub fn parse(name: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.name() == name)
     }
-
-    /// Whether `xlayout hlo --peak` is the command that meets it (else plain `hlo`).
-    pub fn needs_peak(self) -> bool {
-        matches!(
-            self,
-            Class::GteChain
-                | Class::SameBranch
-                | Class::WhileConditions
-                | Class::AliasPairs
-                | Class::BadIndexGtes
-        )
-    }
 }
 
 /// Repeats `piece(k)` for k = 0, 1, ... until `out` holds `len` more bytes.
