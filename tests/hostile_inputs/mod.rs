@@ -2,7 +2,9 @@
 //! generator per class of input that once cost more than linear time or memory. The
 //! scaling test (`tests/hostile.rs`) runs each at two sizes and compares the work; the
 //! example `hostile_input` writes one to standard output for the release-build
-//! measurements in BENCHMARKS.md; the fuzz target `hostile` builds them from fuzzer bytes.
+//! measurements in BENCHMARKS.md. (The fuzz target `hlo_repeated` generalizes them: a
+//! piece from the fuzzer's bytes, repeated; `tests/fuzz_props.rs` runs it on a piece of
+//! each class.)
 #![allow(dead_code)] // each includer uses some of these
 
 use std::fmt::Write as _;
