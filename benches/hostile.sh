@@ -2,8 +2,11 @@
 # The release build on the hostile inputs of tests/hostile_inputs/ (the second hostile-input
 # round), each generated into a scratch directory, measured, and deleted: CPU seconds (user +
 # system), peak resident memory and exit status from GNU time, and whether the same run
-# finishes under `ulimit -v` of 1 GiB. `wc -l` of the same file is the baseline, in the same
-# run. Prints a Markdown table (BENCHMARKS.md, "Hostile input").
+# finishes under `ulimit -v` of 1 GiB. `wc -l` of the same file is the floor, in the same
+# run, and `plain` (an ordinary module as dense in instructions as the densest classes) the
+# baseline. `hlo` and `peak` print their tables (`--format table`): a pipe would otherwise
+# get TSV, a row per instruction, output as large as the input. Prints a Markdown table
+# (BENCHMARKS.md, "Hostile input, second round").
 #
 #   bash benches/hostile.sh [MB] [XLAYOUT] [TIMEOUT_SECONDS] [CLASS...]
 #
@@ -16,8 +19,8 @@ limit=${3:-300}
 shift $(( $# < 3 ? $# : 3 ))
 classes=("$@")
 if [ ${#classes[@]} -eq 0 ]; then
-    classes=(strings comments lone-cr gte-chain same-branch space-per-instruction space-per-leaf
-        while-conditions alias-pairs bad-index-gtes not-utf8-lines endless-line)
+    classes=(plain strings comments lone-cr gte-chain same-branch space-per-instruction space-per-leaf
+        while-conditions alias-pairs bad-index-gtes not-utf8-lines shape-lines endless-line)
 fi
 cargo build --release -p xlayout-cli </dev/null >&2
 cargo build --release --example hostile_input </dev/null >&2
@@ -64,14 +67,22 @@ for class in "${classes[@]}"; do
         done
         measure "endless line, \`offset f32[4] -\`" "$f" "$exe" offset 'f32[4]{0}' -
         ;;
+    plain)
+        # The baseline: the lone-cr module with ordinary line ends, an ordinary module of
+        # as many instructions as the densest classes.
+        "$gen" lone-cr "$mb" | tr '\r' '\n' >"$f"
+        measure "plain module (lone-cr with \\n), \`hlo\`" "$f" "$exe" hlo --format table -
+        measure "plain module (lone-cr with \\n), \`peak\`" "$f" "$exe" peak --format table -
+        ;;
     *)
         "$gen" "$class" "$mb" >"$f"
         case $class in
-        gte-chain | same-branch | while-conditions | alias-pairs | bad-index-gtes)
-            measure "$class, \`hlo --peak\`" "$f" "$exe" hlo --peak -
+        shape-lines)
+            measure "$class, \`canon\`" "$f" "$exe" canon
             ;;
         *)
-            measure "$class, \`hlo\`" "$f" "$exe" hlo -
+            measure "$class, \`hlo\`" "$f" "$exe" hlo --format table -
+            measure "$class, \`peak\`" "$f" "$exe" peak --format table -
             ;;
         esac
         ;;

@@ -269,6 +269,48 @@ fn hlo_seeds_and_mutations() {
     }
 }
 
+/// Pieces of the hostile inputs of the second round, repeated by `hlo_repeated`: each once
+/// cost more than linear work (the scaling test, `tests/hostile.rs`, holds them whole).
+const REPEATED: &[(&[u8], &[u8], &[u8])] = &[
+    (b"\"x\" ", b"", b"\n"),
+    (b"/**/ ", b"%a = f32[1]{0} parameter(0) ", b"\n"),
+    (b"  %b = f32[2]{0} negate(%a)\r", b"HloModule m, is_scheduled=true\rENTRY %e {\r  %a = f32[2]{0} parameter(0)\r", b"}\r"),
+    (b"\xff\n", b"", b""),
+    (b"  %p = f32[1]{0:S(3)} parameter(0)\n", b"HloModule m\nENTRY %e {\n", b"}\n"),
+    (b", f32[1]{0:S(5)}", b"HloModule m\nENTRY %e {\n  ROOT %t = (f32[1]{0}", b") parameter(0)\n}\n"),
+    (b", %b", b"HloModule m, is_scheduled=true\n%b (p: (f32[1])) -> (f32[1]) {\n  ROOT %p = (f32[1]{0}) parameter(0)\n}\nENTRY %e {\n  %i = s32[] parameter(0)\n  %a = (f32[1]{0}) parameter(1)\n  ROOT %c = (f32[1]{0}) conditional(%i, %a", b"), branch_computations={%b, %b}\n}\n"),
+    (b"  %g = f32[1]{0} get-tuple-element(%t), index=99999\n", b"HloModule m, is_scheduled=true\nENTRY %e {\n  %t = (f32[1]{0}, f32[1]{0}) parameter(0)\n", b"  ROOT %r = f32[1]{0} parameter(1)\n}\n"),
+];
+
+/// Hostile pieces and lines of the seed modules, each repeated to tens of kilobytes: the
+/// work of reading them grows no faster than they do (`checks::hlo::hlo_repeated`).
+#[test]
+fn hlo_repeated_pieces_cost_linear_work() {
+    let mut tally = Tally::default();
+    for (piece, head, tail) in REPEATED {
+        let data = [*piece, head, tail].join(&0u8);
+        tally.add(checks::hlo::hlo_repeated(&data));
+    }
+    // A run of a seed's lines repeated where it stands (a computation's instructions, a
+    // computation, a header line).
+    let seeds = seeds("hlo");
+    let mut rng = Rng(5);
+    for _ in 0..12 {
+        let seed = &seeds[rng.below(seeds.len())];
+        let ends: Vec<usize> =
+            seed.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1).collect();
+        if ends.len() < 2 {
+            continue;
+        }
+        let a = rng.below(ends.len() - 1);
+        let b = a + 1 + rng.below((ends.len() - a - 1).min(4));
+        let (start, end) = (ends[a], ends[b]);
+        let data = [&seed[start..end], &seed[..start], &seed[end..]].join(&0u8);
+        tally.add(checks::hlo::hlo_repeated(&data));
+    }
+    tally.at_least(Reached::Full, 10);
+}
+
 /// Every input a fuzz target has found (`fuzz/regressions/<target>/`, each file named for
 /// what it broke), through that target's checks.
 #[test]

@@ -137,3 +137,68 @@ pub fn peak_text(data: &[u8]) -> Reached {
         Reached::Full
     }
 }
+
+/// Bytes of the repeated part at the smaller of the two sizes [`hlo_repeated`] reads.
+pub const REPEATED_BYTES: usize = 16 << 10;
+
+/// (d, repeated) A module made of a head, a piece repeated and a tail (the bytes split at
+/// their first two 0 bytes: piece, head, tail), read through every stage of `xlayout hlo`
+/// and its peak with the piece repeated to fill [`REPEATED_BYTES`] and then four times as
+/// many: the generator of every hostile input the scaling test holds (a long line of
+/// strings, a chain of `get-tuple-element`s, a branch listed again and again are each a
+/// piece repeated), and of those a fuzzer finds.
+///
+/// Property: the work (`xlayout::hlo::__steps`, the steps every loop a hostile input could
+/// make long counts) at four times the size is at most five times the work at the smaller
+/// one, plus a constant: the readers and the analyses are linear (or n log n) in their
+/// input. No panic either.
+pub fn hlo_repeated(data: &[u8]) -> Reached {
+    let mut parts = data.splitn(3, |&b| b == 0);
+    let piece = parts.next().unwrap_or_default();
+    let (head, tail) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    if piece.is_empty() {
+        return Reached::Nothing;
+    }
+    let times = REPEATED_BYTES.div_ceil(piece.len());
+    let work = |times: usize| {
+        let mut bytes = Vec::with_capacity(head.len() + piece.len() * times + tail.len());
+        bytes.extend_from_slice(head);
+        for _ in 0..times {
+            bytes.extend_from_slice(piece);
+        }
+        bytes.extend_from_slice(tail);
+        let before = xlayout::hlo::__steps();
+        let instructions = read_with_peak(&bytes);
+        (xlayout::hlo::__steps().wrapping_sub(before), instructions)
+    };
+    let (small, _) = work(times);
+    let (large, instructions) = work(4 * times);
+    // The constant: what the head and tail cost whatever the piece, and the logarithm of
+    // an n log n pass at these sizes.
+    let slack = 4096 + 64 * (head.len() + tail.len()) as u64;
+    assert!(
+        large <= 5 * small + slack,
+        "{small} steps with the piece {times} times, {large} with it {} times",
+        4 * times
+    );
+    if instructions == 0 {
+        Reached::Refused
+    } else {
+        Reached::Full
+    }
+}
+
+/// Decode, read, analyse, report (grouped) and the peak with its summary, as `xlayout hlo`
+/// and `xlayout peak` run them; the number of instructions read.
+fn read_with_peak(bytes: &[u8]) -> usize {
+    let (text, problems) = decode(bytes);
+    let mut m = Module::parse(&text);
+    m.add_diagnostics(problems);
+    let analysis = Analysis::new(&m);
+    let options = ReportOptions { group_by: Some(GroupBy::Op), ..ReportOptions::default() };
+    let report = Report::new(&analysis, options);
+    let _ = report.expanding_more_than(11, 10);
+    let peak = xlayout::hlo::Peak::new(&analysis);
+    let _ = peak.summary(&m, 20);
+    m.instructions.len()
+}

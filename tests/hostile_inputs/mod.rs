@@ -2,7 +2,9 @@
 //! generator per class of input that once cost more than linear time or memory. The
 //! scaling test (`tests/hostile.rs`) runs each at two sizes and compares the work; the
 //! example `hostile_input` writes one to standard output for the release-build
-//! measurements in BENCHMARKS.md; the fuzz target `hostile` builds them from fuzzer bytes.
+//! measurements in BENCHMARKS.md. (The fuzz target `hlo_repeated` generalizes them: a
+//! piece from the fuzzer's bytes, repeated; `tests/fuzz_props.rs` runs it on a piece of
+//! each class.)
 #![allow(dead_code)] // each includer uses some of these
 
 use std::fmt::Write as _;
@@ -75,18 +77,6 @@ impl Class {
     /// The class called `name`.
     pub fn parse(name: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.name() == name)
-    }
-
-    /// Whether `xlayout hlo --peak` is the command that meets it (else plain `hlo`).
-    pub fn needs_peak(self) -> bool {
-        matches!(
-            self,
-            Class::GteChain
-                | Class::SameBranch
-                | Class::WhileConditions
-                | Class::AliasPairs
-                | Class::BadIndexGtes
-        )
     }
 }
 

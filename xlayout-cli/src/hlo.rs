@@ -335,7 +335,8 @@ impl Hlo {
         }
         if let Some(by) = report.options.group_by {
             let title = format!("owned buffers by {by:?}").to_lowercase();
-            let _ = write!(s, "\n{title}:\n{}", self.sums(by_name(by), &report.groups));
+            let _ =
+                write!(s, "\n{title}:\n{}", self.sums(by_name(by), &report.groups, String::clone));
         }
         Ok(s)
     }
@@ -374,37 +375,62 @@ impl Hlo {
             );
         }
         if !t.by_memory_space.is_empty() {
-            let spaces: Vec<Keyed<String>> = t
-                .by_memory_space
-                .iter()
-                .map(|k| Keyed { key: format!("S({})", k.key), sum: k.sum })
-                .collect();
-            s += &self.sums("memory space", &spaces);
+            s += &self.sums("memory space", &t.by_memory_space, |k| format!("S({k})"));
         }
         if !t.by_computation.is_empty() {
-            s += &self.sums("computation", &t.by_computation);
+            s += &self.sums("computation", &t.by_computation, String::clone);
         }
         s
     }
 
-    /// Sums as an aligned table under `what`.
-    fn sums(&self, what: &str, sums: &[Keyed<String>]) -> String {
+    /// Sums as an aligned table under `what`, each key named by `name`: at most
+    /// [`MAX_SUM_ROWS`] of them (the largest by bytes allocated, in their order), then one
+    /// row for the rest.
+    fn sums<K>(&self, what: &str, sums: &[Keyed<K>], name: impl Fn(&K) -> String) -> String {
         let mut rows = vec![[what, "instructions", "allocated", "data", "padding", "x"]
             .map(String::from)
             .to_vec()];
-        for k in sums {
-            let Sum { instructions, sizes } = k.sum;
-            rows.push(vec![
-                k.key.clone(),
+        let (kept, rest) = largest(sums);
+        let row = |key: String, sum: &Sum| {
+            let Sum { instructions, sizes } = *sum;
+            vec![
+                key,
                 instructions.to_string(),
                 self.size(sizes.array_bytes),
                 self.size(sizes.logical_bytes),
                 self.size(sizes.padding_bytes()),
                 sizes.expansion().map_or_else(|| String::from("-"), |e| format!("{e}x")),
-            ]);
+            ]
+        };
+        rows.extend(kept.iter().map(|k| row(name(&k.key), &k.sum)));
+        if let Some((count, sum)) = rest {
+            rows.push(row(format!("({count} more)"), &sum));
         }
         aligned(&rows, "  ")
     }
+}
+
+/// A table of sums lists at most this many keys: a hostile module can put every
+/// instruction in a memory space or a computation of its own, and a table of a million rows
+/// is no answer for a person (`--format json` and TSV keep every one).
+const MAX_SUM_ROWS: usize = 50;
+
+/// The [`MAX_SUM_ROWS`] largest of `sums` by bytes allocated (ties: the first), in their
+/// order; and, if there are more, how many and their sum. Linear in `sums`.
+fn largest<K>(sums: &[Keyed<K>]) -> (Vec<&Keyed<K>>, Option<(usize, Sum)>) {
+    if sums.len() <= MAX_SUM_ROWS {
+        return (sums.iter().collect(), None);
+    }
+    let mut order: Vec<usize> = (0..sums.len()).collect();
+    let key = |&i: &usize| (std::cmp::Reverse(sums[i].sum.sizes.array_bytes), i);
+    order.select_nth_unstable_by_key(MAX_SUM_ROWS - 1, key);
+    order.truncate(MAX_SUM_ROWS);
+    order.sort_unstable();
+    let mut keep = vec![false; sums.len()];
+    order.iter().for_each(|&i| keep[i] = true);
+    let mut rest = Sum::default();
+    sums.iter().zip(&keep).filter(|(_, &k)| !k).for_each(|(k, _)| rest.merge(&k.sum));
+    (order.iter().map(|&i| &sums[i]).collect(), Some((sums.len() - MAX_SUM_ROWS, rest)))
 }
 
 /// The headline's peak: XLA's figure for a scheduled module, or why there is none.
@@ -461,5 +487,30 @@ mod tests {
         );
         let g = GroupRow { file: "f", group_by: GroupBy::Opcode, group: &r.groups[0] };
         assert_eq!(super::super::output::keys(&g), GROUP_COLUMNS);
+    }
+
+    /// A table of sums keeps the largest 50 in their order and sums the rest in one row.
+    #[test]
+    fn a_table_of_many_sums_lists_the_largest_and_counts_the_rest() {
+        use xlayout::hlo::Sizes;
+        // Key k allocates (k * 7919) % 61 bytes: the 50 largest of 0..=60 are 11..=60.
+        let sums: Vec<Keyed<i64>> = (0..61)
+            .map(|k: i64| {
+                let bytes = (k as u64 * 7919) % 61;
+                let sizes = Sizes { array_bytes: bytes, ..Sizes::default() };
+                Keyed { key: k, sum: Sum { instructions: 1, sizes } }
+            })
+            .collect();
+        let (kept, rest) = largest(&sums);
+        let bytes: Vec<u64> = kept.iter().map(|k| k.sum.sizes.array_bytes).collect();
+        assert_eq!(kept.len(), MAX_SUM_ROWS);
+        assert!(kept.windows(2).all(|w| w[0].key < w[1].key), "in their order");
+        let mut sorted = bytes.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (11..=60).collect::<Vec<u64>>());
+        let (count, sum) = rest.unwrap();
+        assert_eq!((count, sum.instructions, sum.sizes.array_bytes), (11, 11, (0..=10).sum()));
+        let (all, none) = largest(&sums[..50]);
+        assert_eq!((all.len(), none.is_none()), (50, true));
     }
 }

@@ -9,7 +9,9 @@
 //! `is_scheduled=true`), any order XLA's scheduler could choose is possible: the upper value
 //! is every value at once, the lower one what must be live together in every order (at one
 //! instruction's step: its results, its operands' top-level values, and the entry
-//! parameters that live throughout).
+//! parameters that live throughout). When the phi simplification stopped at its budget, the
+//! phis it left count nothing in the lower value (XLA may merge them into other values) and
+//! their instructions' values are uncertain.
 
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId, ValueId};
@@ -28,6 +30,15 @@ fn clamp(n: u128) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
+/// Which rules that change the bounds' shape are not modelled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unmodelled {
+    /// No schedule: any order is possible.
+    pub not_scheduled: bool,
+    /// The phi simplification stopped at its budget: phis are left that XLA may merge.
+    pub phis_left: bool,
+}
+
 /// The bounds of the three marks. `value_of` maps dataflow values to `values` (`None`
 /// for values without a live range).
 pub(crate) fn bounds(
@@ -37,8 +48,9 @@ pub(crate) fn bounds(
     values: &IndexVec<ValueId, PeakValue>,
     value_of: &IndexVec<FlowId, Option<ValueId>>,
     marks: &HighWater,
-    not_scheduled: bool,
+    how: Unmodelled,
 ) -> Bounds {
+    let Unmodelled { not_scheduled, phis_left } = how;
     let m = a.module;
     let steps = s.end();
     let unsized_value = values.iter().any(|v| v.sizes.is_none());
@@ -93,7 +105,18 @@ pub(crate) fn bounds(
                 })
                 .collect();
             let upper = clamp(sweep::high_water(&longest, steps).1).saturating_add(f(&extra));
-            out[k] = Bound { lower: lowers[k], upper: (!unsized_value).then_some(upper) };
+            // Phis the simplification left may be values XLA merges into others: the lower
+            // value counts none of them.
+            let lower = if phis_left {
+                let without: Vec<(LiveRange, u64)> = values
+                    .iter()
+                    .map(|v| (v.range, if v.phi { 0 } else { v.sizes.as_ref().map_or(0, f) }))
+                    .collect();
+                clamp(sweep::high_water(&without, steps).1)
+            } else {
+                lowers[k]
+            };
+            out[k] = Bound { lower, upper: (!unsized_value).then_some(upper) };
         }
     }
     let [bytes, array_bytes, logical_bytes] = out;

@@ -372,8 +372,12 @@ impl Peak {
             logical_bytes: mark(&logical),
         };
         let bounds = (!notes.is_empty()).then(|| {
-            let not_scheduled = notes.iter().any(|n| n.rule == Rule::NotScheduled);
-            bounds::bounds(a, &s, &d, &values, &value_of, &high_water, not_scheduled)
+            let rule = |r: Rule| notes.iter().any(|n| n.rule == r);
+            let how = bounds::Unmodelled {
+                not_scheduled: rule(Rule::NotScheduled),
+                phis_left: rule(Rule::PhiBudget),
+            };
+            bounds::bounds(a, &s, &d, &values, &value_of, &high_water, how)
         });
         notes.sort_by_key(|n| n.rule);
         Peak {
@@ -404,5 +408,74 @@ impl Peak {
     /// ```
     pub fn exact(&self) -> bool {
         self.not_modelled.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hlo::Module;
+
+    /// A `while` whose body updates one element of its tuple: phis at the loop's values.
+    const WHILE: &str = "HloModule m, is_scheduled=true
+
+%body (p: (s32[], f32[1024])) -> (s32[], f32[1024]) {
+  %p = (s32[], f32[1024]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%p), index=0
+  %x = f32[1024]{0} get-tuple-element(%p), index=1
+  %n = f32[1024]{0} negate(%x)
+  ROOT %t = (s32[], f32[1024]{0}) tuple(%i, %n)
+}
+
+%cond (q: (s32[], f32[1024])) -> pred[] {
+  %q = (s32[], f32[1024]{0}) parameter(0)
+  ROOT %c = pred[] constant(true)
+}
+
+ENTRY %e (a: f32[1024]) -> (s32[], f32[1024]) {
+  %a = f32[1024]{0} parameter(0)
+  %z = s32[] constant(0)
+  %init = (s32[], f32[1024]{0}) tuple(%z, %a)
+  ROOT %w = (s32[], f32[1024]{0}) while(%init), condition=%cond, body=%body
+}
+";
+
+    #[test]
+    fn a_phi_simplification_stopped_at_its_budget_is_not_modelled_and_bounded() {
+        let m = Module::parse(WHILE);
+        let a = Analysis::new(&m);
+        let whole = Peak::new(&a);
+        assert!(whole.not_modelled.is_empty(), "{:?}", whole.not_modelled);
+        assert_eq!(whole.bounds, None);
+        // The same module with a budget of one step: the phis left are said, and the
+        // values of their instructions bounded.
+        phi::TEST_BUDGET.with(|b| b.set(Some(1)));
+        let stopped = Peak::new(&a);
+        phi::TEST_BUDGET.with(|b| b.set(None));
+        let names: Vec<_> = stopped
+            .not_modelled
+            .iter()
+            .map(|n| {
+                let names: Vec<_> =
+                    n.instructions.iter().map(|&i| m.instructions[i].name).collect();
+                (n.rule, n.count, names)
+            })
+            .collect();
+        // The phis of the loop's state: the body's and the condition's parameters and the
+        // loop's result.
+        assert_eq!(names, [(Rule::PhiBudget, 3, vec!["p", "q", "w"])]);
+        // The mark the whole simplification finds lies within the bounds: the phis left
+        // are values of their own in the modelled mark (4 bytes more, the loop counter's
+        // phi), and count nothing in the lower bound.
+        // Two f32[1024], the counter, the index tables (two pointers) of two tuples, the
+        // predicate.
+        assert_eq!(whole.high_water.bytes.total, 2 * 4096 + 4 + 2 * 16 + 1);
+        assert_eq!(stopped.high_water.bytes.total, whole.high_water.bytes.total + 4);
+        let b = stopped.bounds.expect("bounds where a rule is not modelled");
+        assert!(b.bytes.lower <= whole.high_water.bytes.total);
+        assert!(b.bytes.upper.unwrap() >= whole.high_water.bytes.total);
+        let summary = stopped.summary(&m, 20);
+        assert_eq!(summary.not_modelled.len(), 1);
+        assert_eq!(summary.bounds, Some(b));
     }
 }

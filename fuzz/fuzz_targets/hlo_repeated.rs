@@ -1,0 +1,11 @@
+//! Fuzz target `hlo_repeated`: `checks::hlo::hlo_repeated` on every input: a head, a piece
+//! and a tail from the fuzzer's bytes, the piece repeated to tens of kilobytes, so that a
+//! cost that grows faster than the input shows (the properties are documented there).
+#![no_main]
+
+#[path = "../../tests/checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = checks::hlo::hlo_repeated(data);
+});
