@@ -24,6 +24,7 @@
 //! ```
 
 use alloc::format;
+use alloc::string::String;
 
 use crate::{ArrayShape, Error, ErrorKind, Location, Path};
 
@@ -36,6 +37,27 @@ pub const MAX_RANK: usize = 256;
 
 /// Tile levels of one layout at most.
 pub const MAX_TILE_LEVELS: usize = 16;
+
+/// Characters of a token (a name, a number) that an error message quotes at most.
+pub const QUOTED_TOKEN: usize = 40;
+
+/// `text` quoted in a message: in backticks, at most `max_chars` characters of it (then
+/// `...`), so that no message echoes a megabyte-long name or line. The one quoting rule of
+/// the workspace's messages: the parser's tokens, the command's arguments, the HLO
+/// reader's lines.
+///
+/// ```
+/// use layout_runtime::limits::{quote, QUOTED_TOKEN};
+/// assert_eq!(quote("f32", QUOTED_TOKEN), "`f32`");
+/// assert_eq!(quote(&"x".repeat(100), 3), "`xxx...`");
+/// assert_eq!(quote("éé", 1), "`é...`"); // characters, not bytes
+/// ```
+pub fn quote(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((end, _)) => format!("`{}...`", &text[..end]),
+        None => format!("`{text}`"),
+    }
+}
 
 /// The error for a nesting one level past [`MAX_NESTING`].
 pub(crate) fn nesting() -> Error {

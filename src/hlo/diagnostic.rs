@@ -216,9 +216,5 @@ const QUOTE: usize = 80;
 
 /// The start of `text` for a message: its first line, at most [`QUOTE`] characters.
 pub(crate) fn quote(text: &str) -> String {
-    let line = super::lines(text).next().unwrap_or("").trim();
-    match line.char_indices().nth(QUOTE) {
-        Some((end, _)) => format!("`{}...`", &line[..end]),
-        None => format!("`{line}`"),
-    }
+    crate::limits::quote(super::lines(text).next().unwrap_or("").trim(), QUOTE)
 }

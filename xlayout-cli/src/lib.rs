@@ -231,12 +231,9 @@ fn per_input(
     Ok(status)
 }
 
-/// `text` quoted in a message: in backticks, at most 40 characters of it (then `...`).
+/// `text` quoted in a message as the parser quotes a token.
 fn quoted(text: &str) -> String {
-    match text.char_indices().nth(40) {
-        Some((end, _)) => format!("`{}...`", &text[..end]),
-        None => format!("`{text}`"),
-    }
+    xlayout::limits::quote(text, xlayout::limits::QUOTED_TOKEN)
 }
 
 fn plan_of(text: &str) -> Result<Plan, Error> {

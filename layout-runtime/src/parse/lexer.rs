@@ -1,10 +1,9 @@
 //! The lexer: XLA's shape tokens, with comments and whitespace skipped between them.
 
-use alloc::format;
 use alloc::string::String;
 use core::ops::Range;
 
-use crate::{Error, ErrorKind};
+use crate::{limits, Error, ErrorKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Tok {
@@ -45,17 +44,10 @@ impl Token {
     }
 }
 
-/// A token quoted in a message: in backticks, at most [`QUOTED`] characters of it (then
-/// `...`), so that a message never echoes a megabyte-long name or number.
+/// A token quoted in a message: at most [`limits::QUOTED_TOKEN`] characters of it.
 pub(super) fn quoted(token: &str) -> String {
-    match token.char_indices().nth(QUOTED) {
-        Some((end, _)) => format!("`{}...`", &token[..end]),
-        None => format!("`{token}`"),
-    }
+    limits::quote(token, limits::QUOTED_TOKEN)
 }
-
-/// How many characters of a token a message quotes.
-const QUOTED: usize = 40;
 
 pub(super) struct Lexer<'a> {
     pub text: &'a str,
