@@ -86,7 +86,7 @@ pub use plan::{
     TileLevel,
 };
 #[cfg(feature = "alloc")]
-pub use relayout::{relayout, RelayoutPlan, Simd};
+pub use relayout::{relayout, ChosenBy, RelayoutChoice, RelayoutPlan, Simd};
 #[cfg(feature = "alloc")]
 pub use shape::{ArrayShape, Layout, Shape, SplitConfig, Tile};
 #[cfg(feature = "alloc")]

@@ -8,10 +8,10 @@
 //! none fails, and a failure would be a panic, never a stray write.
 
 use super::cpu::Level;
-use super::ctx::{Ctx, Kernels};
+use super::ctx::{Ctx, Kernels, Reads};
 use super::decompose::{Block, Inner};
 use super::elem::Elem;
-use super::geometry::{split_repeat, walk, Rep, Transpose, GROUPS};
+use super::geometry::{split_repeat, walk, Rep, Transpose};
 use super::weave;
 
 /// The kernels of whole elements (`T`: see [`Elem`]).
@@ -52,8 +52,8 @@ impl<T: Elem> Kernels<T> for Whole {
             }),
             Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } => {
                 let t = Transpose { src: 0, src_row_stride, dst: 0, dst_row_stride, rows, cols };
-                let kind = TransposeKernel::pick::<T>(t);
-                let (outer, rep) = split_repeat(&b.outer, rows * cols, GROUPS);
+                let kind = TransposeKernel::pick(core::mem::size_of::<T>(), t);
+                let (outer, rep) = split_repeat(&b.outer, rows * cols, ctx.groups);
                 walk(&outer, b.src, d0, &mut |s, d| {
                     kind.run(src, dst, Transpose { src: s, dst: d, ..t }, rep, ctx);
                 });
@@ -84,6 +84,18 @@ impl<T: Elem> Kernels<T> for Whole {
     }
 }
 
+/// The settings the kernels read for block `b` of `size`-byte elements: the SIMD level and
+/// the row groups for transposes, the rows a large one takes at a time for those that go
+/// to the blocked kernel.
+pub(super) fn reads(size: usize, b: &Block) -> Reads {
+    let Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } = b.inner else {
+        return Reads::default();
+    };
+    let t = Transpose { src: 0, src_row_stride, dst: 0, dst_row_stride, rows, cols };
+    let blocked = matches!(TransposeKernel::pick(size, t), TransposeKernel::Blocked);
+    Reads { level: true, rows: blocked, groups: Reads::regroups(b) }
+}
+
 /// Which kernel moves a [`Transpose`].
 #[derive(Clone, Copy)]
 enum TransposeKernel {
@@ -95,8 +107,8 @@ enum TransposeKernel {
 }
 
 impl TransposeKernel {
-    fn pick<T>(t: Transpose) -> TransposeKernel {
-        let e = core::mem::size_of::<T>();
+    /// The kernel for elements of `e` bytes.
+    fn pick(e: usize, t: Transpose) -> TransposeKernel {
         let fits = |k: usize| matches!(k, 2 | 4 | 8) && k * e <= 16;
         if t.dst_row_stride == t.rows && fits(t.rows) {
             TransposeKernel::Interleave

@@ -26,12 +26,18 @@
 //!   everywhere, AVX2 where the CPU has it, found once per plan (`cpu`);
 //! - large transposes take as many source rows at a time as a quarter of the first-level
 //!   cache holds lines, and start their tiles on source and destination cache lines;
-//! - destinations of at least half the last-level cache are written with non-temporal
-//!   stores, which skip reading each destination line first; `cpu` reads the cache sizes
-//!   (CPUID) once per process;
+//! - destinations of at least eight times a core's second-level cache are written with
+//!   non-temporal stores, which skip reading each destination line first; `cpu` reads the
+//!   cache sizes (CPUID) once per process, and no rule reads the last-level cache, which a
+//!   virtual machine reports for the whole socket;
+//! - those rules are where a plan starts: for a destination that large, the first run of a
+//!   plan shape times the settings that matter for it (SIMD level, streaming or cached
+//!   stores, block sizes) on slices of its own work and remembers the fastest for the
+//!   process (`measure`, `trial`), since rules tuned on one machine do not carry over;
 //! - `run_parallel` cuts each large block along the destination on cache-line boundaries
-//!   (`parallel`).
+//!   (`parallel`, `split`).
 
+mod choice;
 mod cpu;
 mod ctx;
 mod decompose;
@@ -39,23 +45,30 @@ mod elem;
 mod general;
 mod geometry;
 mod kernel;
+mod measure;
 mod packed;
 #[cfg(feature = "rayon")]
 mod parallel;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod simd;
+#[cfg(feature = "std")]
+mod split;
 mod spread;
+#[cfg(feature = "std")]
+mod trial;
 mod weave;
 
 use alloc::format;
 use alloc::vec::Vec;
 
+pub use choice::{ChosenBy, RelayoutChoice};
+use cpu::Level;
 pub use cpu::Simd;
-use cpu::{Caches, Level};
-use ctx::{Ctx, Kernels};
+use ctx::{Ctx, Kernels, Reads};
 use decompose::Block;
 use elem::Elem;
 use kernel::Whole;
+use measure::{Key, Settings};
 use packed::Packed;
 
 use crate::{ArrayShape, Error, ErrorKind, Plan, Shape};
@@ -68,6 +81,34 @@ struct Blocks {
     zeros: Vec<Block>,
     /// Where the `L` tail starts, in elements (of the kernels' slices, or packed ones).
     tail: usize,
+}
+
+impl Engine {
+    /// The settings the kernels read for the copy blocks.
+    fn reads(&self) -> Reads {
+        let all = |blocks: &Blocks, reads: &dyn Fn(&Block) -> Reads| {
+            blocks.copies.iter().fold(Reads::default(), |r, b| r | reads(b))
+        };
+        match self {
+            Engine::Bytes { size, blocks } => all(blocks, &|b| kernel::reads(*size, b)),
+            Engine::Packed { bits: 1, blocks } => all(blocks, &|b| Packed::<1>.reads(b)),
+            Engine::Packed { bits: 2, blocks } => all(blocks, &|b| Packed::<2>.reads(b)),
+            Engine::Packed { blocks, .. } => all(blocks, &|b| Packed::<4>.reads(b)),
+            Engine::Zero | Engine::General => Reads::default(),
+        }
+    }
+}
+
+impl Blocks {
+    /// The largest copy block (the first of them), which a measuring run times slices of.
+    fn largest(&self) -> Option<usize> {
+        let lens = self.copies.iter().map(Block::len).enumerate();
+        lens.fold(None, |best, (i, n)| match best {
+            Some((_, m)) if m >= n => best,
+            _ => Some((i, n)),
+        })
+        .map(|(i, _)| i)
+    }
 }
 
 /// How a plan moves elements.
@@ -105,18 +146,22 @@ enum Engine {
 /// no `*`) with equal storage widths of whole bytes or 1, 2 or 4 bits take the strided path,
 /// at about the speed of a memory copy (BENCHMARKS.md has the figures); everything else
 /// takes an exact element-by-element path. What the machine offers is found when the plan
-/// is built, and can be overridden:
+/// is built, and the rules below say how to use it; for destinations of megabytes the first
+/// run of a plan measures instead ([`RelayoutPlan::with_measuring`]), and
+/// [`RelayoutPlan::choice`] says what a plan runs with and why. What the caller fixes is
+/// never measured:
 ///
 /// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX2 where
 ///   `is_x86_feature_detected!` finds it, else SSE2 on x86_64, else portable code), or a
 ///   lower one from the environment variable `XLAYOUT_SIMD` (`portable`, `sse2`, `avx2`;
 ///   another value is ignored with a warning on standard error, once per process) or
 ///   [`RelayoutPlan::with_simd`].
-/// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least half the
-///   last-level cache, whose size CPUID gives (32 MiB assumed where it does not), so the
-///   destination is not read into the cache before being overwritten and does not push out
-///   everything else; the environment variable `XLAYOUT_STREAM_MIN` (bytes) or
-///   [`RelayoutPlan::with_stream_min`] sets another threshold.
+/// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least eight times
+///   a core's second-level cache, 4 MiB at least (CPUID gives the cache's size; 512 KiB is
+///   assumed where it does not), so the destination is not read into the cache before
+///   being overwritten and does not push out everything else; the environment variable
+///   `XLAYOUT_STREAM_MIN` (bytes) or [`RelayoutPlan::with_stream_min`] sets another
+///   threshold.
 /// - Large transposes take as many source rows at a time as a quarter of the first-level
 ///   data cache holds lines (CPUID again; 32 KiB assumed), so each line is read from memory
 ///   once.
@@ -150,12 +195,10 @@ pub struct RelayoutPlan {
     from: Plan,
     to: Plan,
     engine: Engine,
-    /// The SIMD kernels this plan runs.
-    level: Level,
-    /// Destinations this large or larger are written with non-temporal stores.
-    stream_min: usize,
-    /// Source rows a large transpose takes at a time.
-    rows: usize,
+    /// The settings the engine's kernels read (what there is to choose among).
+    reads: Reads,
+    /// The rules, what the caller fixed, and when to measure.
+    settings: Settings,
 }
 
 impl RelayoutPlan {
@@ -209,15 +252,14 @@ impl RelayoutPlan {
             }
         }
         let engine = Self::engine(&from, &to);
-        // `for_plans` never names a level the machine does not run.
-        let level = Level::new(Simd::for_plans()).unwrap_or(Level::Portable);
-        let (stream_min, rows) = (Caches::stream_min(), Caches::get().transpose_rows());
-        Ok(RelayoutPlan { from, to, engine, level, stream_min, rows })
+        let reads = engine.reads();
+        Ok(RelayoutPlan { from, to, engine, reads, settings: Settings::new() })
     }
 
     /// This plan with the SIMD kernels of `simd`, or of the best level below it that this
-    /// machine runs ([`Simd::supported`]); [`RelayoutPlan::simd`] says which. The result is
-    /// the same at every level, only the speed differs.
+    /// machine runs ([`Simd::supported`]); [`RelayoutPlan::simd`] says which, and a
+    /// measuring run does not try another. The result is the same at every level, only the
+    /// speed differs.
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan, Simd};
@@ -238,7 +280,8 @@ impl RelayoutPlan {
     /// ```
     pub fn with_simd(mut self, simd: Simd) -> RelayoutPlan {
         let best = Simd::supported().filter(|&l| l <= simd).last().unwrap_or(Simd::Portable);
-        self.level = Level::new(best).unwrap_or(Level::Portable);
+        self.settings.level = Level::new(best).unwrap_or(Level::Portable);
+        self.settings.forced.simd = true;
         self
     }
 
@@ -253,11 +296,12 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn simd(&self) -> Simd {
-        self.level.simd()
+        self.settings.level.simd()
     }
 
     /// This plan with non-temporal stores for destinations of `bytes` or more (`0`: always,
-    /// `usize::MAX`: never), where the SIMD level has them (not [`Simd::Portable`]).
+    /// `usize::MAX`: never), where the SIMD level has them (not [`Simd::Portable`]); a
+    /// measuring run then does not try the other kind of store.
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan};
@@ -273,11 +317,14 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn with_stream_min(mut self, bytes: usize) -> RelayoutPlan {
-        self.stream_min = bytes;
+        self.settings.stream_min = bytes;
+        self.settings.forced.stream = true;
         self
     }
 
-    /// The destination size from which this plan writes with non-temporal stores.
+    /// The destination size from which this plan's rules write with non-temporal stores
+    /// (a measuring run may find cached stores faster, unless this was fixed: see
+    /// [`RelayoutPlan::choice`]).
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan};
@@ -287,7 +334,81 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn stream_min(&self) -> usize {
-        self.stream_min
+        self.settings.stream_min
+    }
+
+    /// This plan with measuring on or off. On (the default, with the `std` feature), the
+    /// first run of a plan shape into a destination of at least eight times the
+    /// second-level cache (4 MiB at least) times the candidate settings on slices of its
+    /// own work and keeps the fastest for the process ([`RelayoutPlan::choice`] says what it
+    /// chose); off, the rules decide. Either way the bytes are the same.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, ChosenBy, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("f32[2048,2048]{1,0}"), &a("f32[2048,2048]{0,1}"))?;
+    /// assert_eq!(plan.with_measuring(false).choice().how(), ChosenBy::Rules);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn with_measuring(mut self, on: bool) -> RelayoutPlan {
+        self.settings.measuring(on);
+        self
+    }
+
+    /// The settings this plan runs with, for its destination size, and how they were chosen:
+    /// measured by an earlier run of a plan of this shape in this process, or the rules'
+    /// (before the first run, for destinations too small to measure, with measuring off).
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, ChosenBy, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("bf16[64,256]{1,0}"), &a("bf16[64,256]{1,0:T(8,128)(2,1)}"))?;
+    /// let choice = plan.choice();
+    /// assert_eq!(choice.how(), ChosenBy::Rules); // 32 KiB: too small to measure
+    /// assert_eq!(choice.simd(), plan.simd());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn choice(&self) -> RelayoutChoice {
+        let recalled = self.key().and_then(|key| measure::recall(&key));
+        let rules = || (self.settings.rules(self.dst_len()), ChosenBy::Rules);
+        let (ctx, how) = recalled.unwrap_or_else(rules);
+        RelayoutChoice::new(ctx, how, self.settings.forced)
+    }
+
+    /// Every setting this plan's runs may choose, for the tests that hold each to the
+    /// element-by-element path. Not part of the API.
+    #[doc(hidden)]
+    pub fn __candidates(&self) -> Vec<RelayoutChoice> {
+        let candidates = self.settings.candidates(self.dst_len(), self.reads);
+        let forced = self.settings.forced;
+        candidates
+            .all()
+            .into_iter()
+            .map(|c| RelayoutChoice::new(c, ChosenBy::Rules, forced))
+            .collect()
+    }
+
+    /// [`RelayoutPlan::run`] with the settings of `choice` (one of
+    /// [`RelayoutPlan::__candidates`]; a level this machine does not run runs portable).
+    /// Not part of the API.
+    #[doc(hidden)]
+    pub fn __run_with(
+        &self,
+        choice: &RelayoutChoice,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<(), Error> {
+        self.check(src.len(), dst.len())?;
+        self.dispatch(src, dst, How { ctx: choice.ctx(), measure: None }, Exec::Serial);
+        Ok(())
+    }
+
+    /// This plan measuring from destinations of `bytes` (the tests' way to measure small
+    /// buffers). Not part of the API.
+    #[doc(hidden)]
+    pub fn __with_measure_min(mut self, bytes: usize) -> RelayoutPlan {
+        self.settings.measure_min = bytes;
+        self
     }
 
     fn engine(from: &Plan, to: &Plan) -> Engine {
@@ -347,11 +468,6 @@ impl RelayoutPlan {
         self.to.byte_len()
     }
 
-    fn ctx(&self, dst: &[u8]) -> Ctx {
-        let stream = self.level.streams() && dst.len() >= self.stream_min;
-        Ctx { level: self.level, stream, rows: self.rows }
-    }
-
     fn check(&self, src: usize, dst: usize) -> Result<(), Error> {
         for (what, len, want) in
             [("source", src, self.src_len()), ("destination", dst, self.dst_len())]
@@ -390,24 +506,55 @@ impl RelayoutPlan {
     /// The one dispatch of [`RelayoutPlan::run`] and [`RelayoutPlan::run_parallel`].
     fn execute(&self, src: &[u8], dst: &mut [u8], exec: Exec) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
-        let ctx = self.ctx(dst);
+        // The rules' settings, or those a run of this shape measured; or, on the first
+        // serial run of a measured shape, measure now.
+        let mut how = How { ctx: self.settings.rules(dst.len()), measure: None };
+        if let Some(key) = self.key() {
+            match measure::recall(&key) {
+                Some((ctx, _)) => how.ctx = ctx,
+                None if exec == Exec::Serial => how.measure = Some(key),
+                None => {}
+            }
+        }
+        self.dispatch(src, dst, how, exec);
+        Ok(())
+    }
+
+    /// Runs the engine with `how`'s settings.
+    fn dispatch(&self, src: &[u8], dst: &mut [u8], how: How, exec: Exec) {
         match &self.engine {
             Engine::Zero => dst.fill(0),
             Engine::General => general::copy(&self.from, &self.to, src, dst),
             Engine::Bytes { size, blocks } => match size {
-                1 => elements::<u8>(src, dst, blocks, ctx, exec),
-                2 => elements::<u16>(src, dst, blocks, ctx, exec),
-                4 => elements::<u32>(src, dst, blocks, ctx, exec),
-                8 => elements::<u64>(src, dst, blocks, ctx, exec),
-                _ => elements::<u128>(src, dst, blocks, ctx, exec),
+                1 => elements::<u8>(src, dst, blocks, how, exec),
+                2 => elements::<u16>(src, dst, blocks, how, exec),
+                4 => elements::<u32>(src, dst, blocks, how, exec),
+                8 => elements::<u64>(src, dst, blocks, how, exec),
+                _ => elements::<u128>(src, dst, blocks, how, exec),
             },
             Engine::Packed { bits, blocks } => match bits {
-                1 => run_blocks(Packed::<1>, src, dst, blocks, ctx, exec),
-                2 => run_blocks(Packed::<2>, src, dst, blocks, ctx, exec),
-                _ => run_blocks(Packed::<4>, src, dst, blocks, ctx, exec),
+                1 => run_blocks(Packed::<1>, src, dst, blocks, how, exec),
+                2 => run_blocks(Packed::<2>, src, dst, blocks, how, exec),
+                _ => run_blocks(Packed::<4>, src, dst, blocks, how, exec),
             },
         }
-        Ok(())
+    }
+
+    /// What a measured choice for this plan is remembered by; `None` when its runs do not
+    /// measure (a small destination, measuring off, nothing to choose).
+    fn key(&self) -> Option<Key> {
+        let dst_len = self.dst_len();
+        if !self.settings.measures(dst_len) {
+            return None;
+        }
+        let candidates = self.settings.candidates(dst_len, self.reads);
+        let (width, packed, blocks) = match &self.engine {
+            Engine::Bytes { size, blocks } => (*size, false, blocks),
+            Engine::Packed { bits, blocks } => (*bits, true, blocks),
+            Engine::Zero | Engine::General => return None,
+        };
+        let b = blocks.largest().map(|i| &blocks.copies[i])?;
+        candidates.several().then(|| Key::new(width, packed, b, dst_len, &candidates))
     }
 
     /// [`RelayoutPlan::run`] over typed slices: `T` must be exactly as wide as the stored
@@ -493,6 +640,13 @@ impl RelayoutPlan {
     }
 }
 
+/// The settings of a run, and the key to measure them under when this run measures.
+#[derive(Clone, Debug)]
+struct How {
+    ctx: Ctx,
+    measure: Option<Key>,
+}
+
 /// Where the blocks run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Exec {
@@ -526,11 +680,11 @@ fn run_block<T: Send>(
 
 /// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
 /// the same size (alignment 1: any buffer qualifies).
-fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, ctx: Ctx, exec: Exec) {
+fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, how: How, exec: Exec) {
     if let (Ok(s), Ok(d)) =
         (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
     {
-        return run_blocks(Whole, s, d, blocks, ctx, exec);
+        return run_blocks(Whole, s, d, blocks, how, exec);
     }
     macro_rules! unaligned {
         ($($n:literal),*) => {
@@ -540,7 +694,7 @@ fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, ctx: Ctx, exec
                     // alignment-1 arrays cannot fail.
                     let s: &[[u8; $n]] = bytemuck::cast_slice(src);
                     let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
-                    run_blocks(Whole, s, d, blocks, ctx, exec)
+                    run_blocks(Whole, s, d, blocks, how.clone(), exec)
                 })*
                 _ => {}
             }
@@ -549,16 +703,33 @@ fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, ctx: Ctx, exec
     unaligned!(1, 2, 4, 8, 16);
 }
 
-/// The strided path: every copy block, then the destination's padding and tail.
-fn run_blocks<T: Send + Sync, K: Kernels<T>>(
+/// The strided path: every copy block, then the destination's padding and tail. A run
+/// that measures times its candidates on the first slices of the largest block
+/// (`measure::first_run`), then does the rest with the winner.
+fn run_blocks<T: bytemuck::Pod + Send + Sync, K: Kernels<T>>(
     k: K,
     src: &[T],
     dst: &mut [T],
     blocks: &Blocks,
-    ctx: Ctx,
+    how: How,
     exec: Exec,
 ) {
-    for b in &blocks.copies {
+    // Measuring runs the first slices of the largest block: the rest of it is left.
+    #[cfg(feature = "std")]
+    let (ctx, rest) = match (how.measure, blocks.largest()) {
+        (Some(key), Some(i)) => match trial::first_run(k, src, dst, &blocks.copies[i], key) {
+            Some((rest, winner)) => (winner, Some((i, rest))),
+            None => (how.ctx, None),
+        },
+        _ => (how.ctx, None),
+    };
+    #[cfg(not(feature = "std"))]
+    let (ctx, rest): (Ctx, Option<(usize, Block)>) = (how.ctx, None);
+    for (i, b) in blocks.copies.iter().enumerate() {
+        let b = match &rest {
+            Some((j, part)) if *j == i => part,
+            _ => b,
+        };
         run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| {
             k.copy_block(src, dst, b, origin, ctx);
         });

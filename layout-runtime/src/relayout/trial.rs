@@ -1,0 +1,187 @@
+//! The timing of a measuring plan's first run (`measure` has the why and the what): the
+//! candidates run slices of the largest copy block one after another, each slice timed
+//! with its write-backs, and the fastest does the rest. Needs a clock: `std` only.
+
+use alloc::vec::Vec;
+
+use super::choice::ChosenBy;
+use super::ctx::{Ctx, Kernels};
+use super::decompose::Block;
+use super::measure::{remember, Candidates, Key};
+use super::split::{cut, cuts, start};
+
+/// Rounds of each stage: each candidate keeps the best of this many slices.
+const ROUNDS: usize = 2;
+
+/// Slices a [`Trial`] of `c` times, at most.
+fn slices(c: &Candidates) -> usize {
+    let sizes = c.rows.len() + c.groups.len();
+    let second = if sizes > 2 { sizes - 1 } else { 0 };
+    ROUNDS * (c.first().len() + second)
+}
+
+/// Slices the measured block is cut into (at most a quarter of them are timed).
+pub(super) const SLICES: usize = 64;
+
+/// The timing of candidates, slice by slice: [`Trial::next`] says which candidate runs the
+/// next slice, [`Trial::record`] takes its time.
+pub(super) struct Trial<'c> {
+    candidates: &'c Candidates,
+    stage: Vec<Ctx>,
+    /// The best time of each candidate of the stage so far, in nanoseconds.
+    best: Vec<u64>,
+    second: bool,
+    /// Slices run in this stage.
+    done: usize,
+    timed: usize,
+    bytes: usize,
+    nanos: u64,
+}
+
+impl<'c> Trial<'c> {
+    pub fn new(candidates: &'c Candidates) -> Trial<'c> {
+        let stage = candidates.first();
+        let (best, timed) = (alloc::vec![u64::MAX; stage.len()], stage.len());
+        Trial { candidates, stage, best, second: false, done: 0, timed, bytes: 0, nanos: 0 }
+    }
+
+    /// The stage's candidate for slice `done`: rounds in rotated order, so that no
+    /// candidate always follows the same other one.
+    fn current(&self) -> usize {
+        let n = self.stage.len();
+        (self.done % n + self.done / n) % n
+    }
+
+    fn fastest(&self) -> Ctx {
+        let i = (0..self.best.len()).min_by_key(|&i| self.best[i]).unwrap_or(0);
+        self.stage[i]
+    }
+
+    /// The candidate to run the next slice with; `None` when every stage is done.
+    pub fn next(&mut self) -> Option<Ctx> {
+        if self.done == ROUNDS * self.stage.len() {
+            if self.second {
+                return None;
+            }
+            self.second = true;
+            let stage = self.candidates.second(self.fastest());
+            if stage.len() < 2 {
+                return None;
+            }
+            self.timed += stage.len() - 1; // the first stage timed the winner
+            self.best = alloc::vec![u64::MAX; stage.len()];
+            self.stage = stage;
+            self.done = 0;
+        }
+        Some(self.stage[self.current()])
+    }
+
+    /// The time of the slice [`Trial::next`] last gave out, which wrote `bytes` bytes.
+    pub fn record(&mut self, nanos: u64, bytes: usize) {
+        let i = self.current();
+        self.best[i] = self.best[i].min(nanos);
+        self.done += 1;
+        self.bytes += bytes;
+        self.nanos += nanos;
+    }
+
+    /// The fastest candidate, and how it was found.
+    pub fn winner(&self) -> (Ctx, ChosenBy) {
+        let how = ChosenBy::Measured {
+            candidates: self.timed,
+            measured_bytes: self.bytes,
+            micros: self.nanos / 1000,
+        };
+        (self.fastest(), how)
+    }
+}
+
+/// Nanoseconds `f` took, on the monotonic clock.
+pub(super) fn time(f: impl FnOnce()) -> u64 {
+    let t = std::time::Instant::now();
+    f();
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Writes `bytes` back to memory and drops them from the caches (the end of a timed
+/// slice: see the module's documentation).
+pub(super) fn settle(bytes: &[u8]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    super::simd::stream::flush(bytes);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let _ = bytes;
+}
+
+/// The first run of a plan shape: cuts block `b` (the largest copy block) into
+/// [`SLICES`] slices, times the candidates of `key` on the first ones ([`Trial`]),
+/// remembers the winner, and returns it with the part of `b` left for the caller to run.
+/// `None`, with nothing written, when `b` cannot be cut into enough slices.
+pub(super) fn first_run<T: bytemuck::Pod, K: Kernels<T>>(
+    k: K,
+    src: &[T],
+    dst: &mut [T],
+    b: &Block,
+    key: Key,
+) -> Option<(Block, Ctx)> {
+    let (item, unit) = (core::mem::size_of::<T>(), K::PER_ITEM);
+    let cuts = cuts(b, dst.as_ptr() as usize, item, unit, SLICES)?;
+    if cuts.len() - 1 <= slices(&key.candidates) {
+        return None;
+    }
+    let mut trial = Trial::new(&key.candidates);
+    let mut s = 0;
+    while let Some(ctx) = trial.next() {
+        let piece = cut(b, cuts[s], cuts[s + 1]);
+        // The slice's destination, whole slice elements (`cuts` are not the last one).
+        let range = start(b, cuts[s], unit)..start(b, cuts[s + 1], unit).min(dst.len());
+        let nanos = time(|| {
+            k.copy_block(src, dst, &piece, 0, ctx);
+            ctx.finish();
+            settle(bytemuck::cast_slice(&dst[range.clone()]));
+        });
+        trial.record(nanos, range.len() * item);
+        s += 1;
+    }
+    let (winner, how) = trial.winner();
+    remember(key, winner, how);
+    Some((cut(b, cuts[s], cuts[cuts.len() - 1]), winner))
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use super::*;
+    use crate::relayout::cpu::Level;
+
+    #[test]
+    fn stages_rounds_and_the_winner() {
+        let c = Candidates {
+            levels: vec![Level::Portable],
+            streams: vec![false, true],
+            rows: vec![128, 64, 256],
+            groups: vec![2],
+        };
+        // Two kinds of stores, twice each; then the winner and its two row variants.
+        assert_eq!(slices(&c), 2 * 2 + 2 * 3);
+        let mut trial = Trial::new(&c);
+        let mut seen = Vec::new();
+        while let Some(ctx) = trial.next() {
+            // Streaming is faster; 64 rows faster still, but slow once (a disturbance).
+            let nanos = match (ctx.stream, ctx.rows, seen.len()) {
+                (false, ..) => 900,
+                (true, 64, 5) => 5000,
+                (true, 64, _) => 400,
+                (true, ..) => 500,
+            };
+            seen.push((ctx.stream, ctx.rows));
+            trial.record(nanos, 10);
+        }
+        assert_eq!(seen.len(), slices(&c));
+        // Rounds in rotated order: neither candidate always follows the same one.
+        assert_eq!(seen[..4], [(false, 128), (true, 128), (true, 128), (false, 128)]);
+        let (winner, how) = trial.winner();
+        assert_eq!((winner.stream, winner.rows), (true, 64)); // its best of two counts
+        assert_eq!(how, ChosenBy::Measured { candidates: 4, measured_bytes: 100, micros: 10 });
+    }
+}
