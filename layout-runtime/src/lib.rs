@@ -50,6 +50,8 @@ pub use primitive::{PrimitiveType, UnknownPrimitiveType};
 pub mod __doc_layouts;
 
 #[cfg(feature = "alloc")]
+mod aligned;
+#[cfg(feature = "alloc")]
 mod checked;
 #[cfg(feature = "alloc")]
 mod error;
@@ -74,6 +76,8 @@ mod validate;
 #[cfg(feature = "alloc")]
 mod view;
 
+#[cfg(feature = "alloc")]
+pub use aligned::AlignedBox;
 #[cfg(feature = "alloc")]
 pub use checked::CheckedArray;
 #[cfg(feature = "alloc")]

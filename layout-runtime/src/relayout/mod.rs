@@ -71,7 +71,7 @@ use kernel::Whole;
 use measure::{Key, Settings};
 use packed::Packed;
 
-use crate::{ArrayShape, Error, ErrorKind, Plan, Shape};
+use crate::{AlignedBox, ArrayShape, Error, ErrorKind, Plan, Shape};
 
 /// The strided copy of a pair of layouts over whole elements.
 #[derive(Clone, Debug)]
@@ -170,8 +170,10 @@ enum Engine {
 /// 64-byte boundary is written with the widest streaming stores: the row-group kernels
 /// (`(2,1)` and `(4,1)` sub-tiles, `E(4)` regrouping) measured 15.1-16.4 GB/s there against
 /// 12.4-14.0 for the same bf16 relayout 16 bytes past a boundary, which is where the system
-/// allocator puts a large `Vec<u8>`. Allocate a little more and start at `align_offset(64)`
-/// when that matters.
+/// allocator puts a large `Vec<u8>`. [`RelayoutPlan::run_owned`] returns its destination in
+/// an [`AlignedBox`] that starts on a 64-byte boundary, as does a
+/// [`HeapBuffer`](crate::HeapBuffer); `AlignedBox::<u8>::zeroed(plan.dst_len())` makes one to
+/// reuse.
 ///
 /// The tiled-layout document's example: row-major `f32[3,5]` to `{1,0:T(2,2)}`.
 ///
@@ -501,6 +503,29 @@ impl RelayoutPlan {
     /// ```
     pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<(), Error> {
         self.execute(src, dst, Exec::Serial)
+    }
+
+    /// [`RelayoutPlan::run`] into a new buffer that starts on a 64-byte boundary, where the
+    /// streaming stores are fastest (see [`AlignedBox`]).
+    ///
+    /// Errors: a source whose length is not exactly [`RelayoutPlan::src_len`]
+    /// ([`ErrorKind::BufferLength`]), before anything is allocated.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
+    /// let plan = RelayoutPlan::new(&a("u8[2,3]{1,0}"), &a("u8[2,3]{0,1}"))?;
+    /// let dst = plan.run_owned(b"abcdef")?;
+    /// assert_eq!(&dst[..], b"adbecf");
+    /// assert_eq!(dst.as_ptr() as usize % 64, 0);
+    /// assert!(plan.run_owned(b"abc").is_err());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn run_owned(&self, src: &[u8]) -> Result<AlignedBox<u8>, Error> {
+        self.check(src.len(), self.dst_len())?;
+        let mut dst = AlignedBox::zeroed(self.dst_len());
+        self.run(src, &mut dst)?;
+        Ok(dst)
     }
 
     /// The one dispatch of [`RelayoutPlan::run`] and [`RelayoutPlan::run_parallel`].

@@ -96,6 +96,8 @@ fn check(p: &RelayoutPlan) {
     }
     let measuring = p.clone().__with_measure_min(0);
     each("measuring", &|s, d| measuring.run(s, d).unwrap());
+    let owned = p.run_owned(&src).unwrap();
+    assert_eq!((&owned[..], owned.as_ptr() as usize % 64), (&want[..], 0));
 }
 
 #[test]
