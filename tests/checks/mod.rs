@@ -614,13 +614,14 @@ pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Rea
         into(&format_args!("{simd:?} parallel"), &|d| p.run_parallel(&src, d).unwrap());
     }
     // A run that measures: slices of the largest block, each with another setting, the
-    // rest with the fastest (remembered for the process: the run after it takes it).
+    // rest with the fastest, remembered for the process (the run after it takes it); into
+    // a destination on a cache line, and into the one above (measured apart).
     let measuring = plan.clone().__with_measure_min(0);
-    into(&"measuring", &|d| measuring.run(&src, d).unwrap());
+    let owned = measuring.run_owned(&src).unwrap();
+    assert!(owned[..] == expected, "{from} -> {to}: measuring, {}", measuring.choice());
     let measured = matches!(measuring.choice().how(), ChosenBy::Measured { .. });
-    into(&format_args!("after measuring: {}", measuring.choice()), &|d| {
-        measuring.run(&src, d).unwrap()
-    });
+    into(&"measuring", &|d| measuring.run(&src, d).unwrap());
+    into(&"after measuring", &|d| measuring.run(&src, d).unwrap());
 
     // Every bit that holds no element is zero: padding, the L tail, the last byte's rest; and
     // an element narrower on the source side has zero high bits.

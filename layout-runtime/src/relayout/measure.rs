@@ -22,8 +22,8 @@
 //!   and are written back later, during some other candidate's slice.
 //! - The winner is remembered per process ([`recall`], [`remember`]) by the plan's shape:
 //!   the element width and the largest block's loops, the destination's size class (its
-//!   power of two) and the candidates; later runs of plans of that shape take it without
-//!   measuring.
+//!   power of two) and where it starts in a cache line, and the candidates; later runs of
+//!   plans of that shape take it without measuring.
 //!
 //! Without the `std` feature there is no clock: the rules decide.
 
@@ -194,17 +194,24 @@ pub(super) struct Key {
     pub outer: Vec<Mode>,
     /// `⌊log₂⌋` of the destination's length.
     pub size_class: u32,
+    /// Where the destination starts in a cache line: streaming stores write whole lines
+    /// only, so where the lines fall decides what is fastest.
+    pub offset: usize,
     pub candidates: Candidates,
 }
 
 impl Key {
-    pub fn new(width: usize, packed: bool, b: &Block, dst_len: usize, c: &Candidates) -> Key {
+    /// The key of block `b` of elements `width` wide, into a destination of `dst_len` bytes
+    /// that starts `offset` bytes past a cache line.
+    pub fn new(width: usize, packed: bool, b: &Block, dst: (usize, usize), c: &Candidates) -> Key {
+        let (dst_len, offset) = dst;
         Key {
             width,
             packed,
             inner: b.inner,
             outer: b.outer.clone(),
             size_class: dst_len.max(1).ilog2(),
+            offset: offset % 64,
             candidates: c.clone(),
         }
     }

@@ -357,9 +357,11 @@ impl RelayoutPlan {
         self
     }
 
-    /// The settings this plan runs with, for its destination size, and how they were chosen:
-    /// measured by an earlier run of a plan of this shape in this process, or the rules'
-    /// (before the first run, for destinations too small to measure, with measuring off).
+    /// The settings this plan runs with into a destination that starts on a 64-byte
+    /// boundary (as [`RelayoutPlan::run_owned`]'s, an [`AlignedBox`]), and how they were
+    /// chosen: measured by an earlier run of a plan of this shape in this process, or the
+    /// rules' (before the first run, for destinations too small to measure, with measuring
+    /// off). [`RelayoutPlan::choice_for`] says it for a destination anywhere.
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, ChosenBy, RelayoutPlan};
@@ -371,7 +373,26 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn choice(&self) -> RelayoutChoice {
-        let recalled = self.key().and_then(|key| measure::recall(&key));
+        self.choice_at(0)
+    }
+
+    /// [`RelayoutPlan::choice`] for the destination `dst`: where it starts in a cache line
+    /// decides what is fastest, and is measured apart.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("f32[64,64]{1,0}"), &a("f32[64,64]{0,1}"))?;
+    /// let dst = vec![0u8; plan.dst_len()];
+    /// assert_eq!(plan.choice_for(&dst), plan.choice()); // small: the rules, wherever it is
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn choice_for(&self, dst: &[u8]) -> RelayoutChoice {
+        self.choice_at(dst.as_ptr() as usize)
+    }
+
+    fn choice_at(&self, dst: usize) -> RelayoutChoice {
+        let recalled = self.key(dst).and_then(|key| measure::recall(&key));
         let rules = || (self.settings.rules(self.dst_len()), ChosenBy::Rules);
         let (ctx, how) = recalled.unwrap_or_else(rules);
         RelayoutChoice::new(ctx, how, self.settings.forced)
@@ -534,7 +555,7 @@ impl RelayoutPlan {
         // The rules' settings, or those a run of this shape measured; or, on the first
         // serial run of a measured shape, measure now.
         let mut how = How { ctx: self.settings.rules(dst.len()), measure: None };
-        if let Some(key) = self.key() {
+        if let Some(key) = self.key(dst.as_ptr() as usize) {
             match measure::recall(&key) {
                 Some((ctx, _)) => how.ctx = ctx,
                 None if exec == Exec::Serial => how.measure = Some(key),
@@ -565,9 +586,10 @@ impl RelayoutPlan {
         }
     }
 
-    /// What a measured choice for this plan is remembered by; `None` when its runs do not
-    /// measure (a small destination, measuring off, nothing to choose).
-    fn key(&self) -> Option<Key> {
+    /// What a measured choice for this plan into a destination at address `dst` is
+    /// remembered by; `None` when its runs do not measure (a small destination, measuring
+    /// off, nothing to choose).
+    fn key(&self, dst: usize) -> Option<Key> {
         let dst_len = self.dst_len();
         if !self.settings.measures(dst_len) {
             return None;
@@ -579,7 +601,7 @@ impl RelayoutPlan {
             Engine::Zero | Engine::General => return None,
         };
         let b = blocks.largest().map(|i| &blocks.copies[i])?;
-        candidates.several().then(|| Key::new(width, packed, b, dst_len, &candidates))
+        candidates.several().then(|| Key::new(width, packed, b, (dst_len, dst), &candidates))
     }
 
     /// [`RelayoutPlan::run`] over typed slices: `T` must be exactly as wide as the stored

@@ -403,9 +403,10 @@ fn a_measuring_run_times_slices_of_its_own_work_and_remembers_the_winner() {
     let streams = if p.simd() == Simd::Portable { 1 } else { 2 };
     assert_eq!(candidates.len(), levels * streams * 3);
     let src = noise(p.src_len(), 5);
-    let mut dst = vec![0xA5; p.dst_len()];
+    let mut dst = AlignedBox::zeroed(p.dst_len());
+    dst.fill(0xA5);
     p.run(&src, &mut dst).unwrap();
-    assert_eq!(dst, reference(&p, &src));
+    assert_eq!(dst[..], reference(&p, &src));
     let choice = p.choice();
     let ChosenBy::Measured { candidates: timed, measured_bytes, .. } = choice.how() else {
         panic!("{choice}")
@@ -415,19 +416,26 @@ fn a_measuring_run_times_slices_of_its_own_work_and_remembers_the_winner() {
     assert_eq!(timed, levels * streams + 2);
     assert!(measured_bytes > 0 && measured_bytes <= p.dst_len() / 4 + 4096, "{measured_bytes}");
     assert!(candidates.iter().any(|c| c.ctx() == choice.ctx()), "{choice}");
-    // Later runs and plans of the shape take the remembered choice, without measuring.
+    // Later runs and plans of the shape take the remembered choice, without measuring; a
+    // destination elsewhere in a cache line is measured apart.
     let again = plan("f32[264,328]{1,0}", "f32[264,328]{0,1}").__with_measure_min(0);
     assert_eq!(again.choice(), choice);
-    let mut dst = vec![0x5A; p.dst_len()];
+    dst.fill(0x5A);
     again.run(&src, &mut dst).unwrap();
-    assert_eq!(dst, reference(&p, &src));
+    assert_eq!(dst[..], reference(&p, &src));
     assert_eq!(again.choice(), choice);
+    let (mut buf, at) = placed(p.dst_len(), 16, 0);
+    let off = &mut buf[at..at + p.dst_len()];
+    assert_eq!(again.choice_for(off).how(), ChosenBy::Rules);
+    again.run(&src, off).unwrap();
+    assert_eq!(off[..], reference(&p, &src));
+    assert!(matches!(again.choice_for(off).how(), ChosenBy::Measured { .. }));
     // What the caller fixed is not measured, and is remembered apart.
     let fixed = again.clone().with_simd(Simd::Portable).with_stream_min(usize::MAX);
     assert_eq!(fixed.choice().how(), ChosenBy::Rules);
     assert_eq!(fixed.__candidates().len(), 3);
     fixed.run(&src, &mut dst).unwrap();
-    assert_eq!(dst, reference(&p, &src));
+    assert_eq!(dst[..], reference(&p, &src));
     let by = fixed.choice();
     assert!(matches!(by.how(), ChosenBy::Measured { candidates: 3, .. }), "{by}");
     assert_eq!((by.simd(), by.streams()), (Simd::Portable, false));

@@ -12,7 +12,7 @@ use core::arch::x86_64::{
 
 use super::super::geometry::{Rep, Transpose};
 use super::groups::{self, Group};
-use super::stream::prefetch;
+use super::stream::{prefetch, put16, whole_lines};
 
 type E4 = [u8; 4];
 type V = [u8; 16];
@@ -113,19 +113,21 @@ pub(in super::super) fn groups<G: Group>(
 /// `dst[t.dst + r·dst_row_stride + i]`, for `t` and its `rep` copies, eight columns at a time (each lane shifted into place,
 /// then a saturating pack that cannot saturate: the values are sign-extended 16-bit).
 ///
-/// Plain stores: streamed ones measured slower here, as the two destination rows are
-/// written side by side.
+/// With `stream`, the whole cache lines of each destination row piece are streamed, the
+/// rest written with plain stores (a destination on a line boundary is all whole lines).
 #[allow(unused_unsafe)]
 pub(in super::super) fn deinterleave_u16x2(
     src: &[[u8; 2]],
     dst: &mut [[u8; 2]],
     t: Transpose,
     rep: Rep,
+    stream: bool,
 ) {
     let n = t.rows - t.rows % 8;
     for p in t.repeat(rep) {
         let (words, r0, r1) = pair_rows::<V>(src, dst, p, n);
-        for (w, (o0, o1)) in words.iter().zip(r0.iter_mut().zip(r1)) {
+        let lines = [whole_lines(bytemuck::cast_slice(r0)), whole_lines(bytemuck::cast_slice(r1))];
+        for (k, (w, (o0, o1))) in words.iter().zip(r0.iter_mut().zip(r1)).enumerate() {
             let (v0, v1) = (bytemuck::cast::<V, __m128i>(w[0]), bytemuck::cast(w[1]));
             // SAFETY: shifts and packs need SSE2, enabled wherever this module is compiled;
             // they compute on register values and touch no memory.
@@ -136,8 +138,10 @@ pub(in super::super) fn deinterleave_u16x2(
                     _mm_packs_epi32(_mm_srai_epi32(v0, 16), _mm_srai_epi32(v1, 16)),
                 )
             };
-            *o0 = bytemuck::cast(even);
-            *o1 = bytemuck::cast(odd);
+            let streams =
+                |r: usize| stream && lines[r].contains(&(16 * k)) && 16 * k + 16 <= lines[r].end;
+            put16(core::array::from_mut(o0), [even], streams(0));
+            put16(core::array::from_mut(o1), [odd], streams(1));
         }
         p.part(n, 0, p.rows - n, 2).scalar(src, dst);
     }

@@ -54,6 +54,14 @@ pub(in super::super) fn put16<const K: usize>(
     }
 }
 
+/// The bytes of `out` in whole cache lines: what a kernel may stream without leaving a
+/// partial line (the rest it writes with plain stores).
+#[inline(always)]
+pub(in super::super) fn whole_lines(out: &[u8]) -> core::ops::Range<usize> {
+    let first = out.as_ptr().align_offset(LINE).min(out.len());
+    first..first + (out.len() - first) / LINE * LINE
+}
+
 /// `dst.copy_from_slice(src)` with non-temporal stores for the whole cache lines of `dst`:
 /// the lines go to memory without first being read into the cache (a plain store reads
 /// each destination line before overwriting it, half again the memory traffic of a copy).
