@@ -11,12 +11,13 @@
 //!   large transpose takes at a time (the rule's value, half and twice it), and the row
 //!   groups a regrouping kernel writes in one piece (1, 2 or 4). A setting the caller fixed
 //!   (`with_simd`, `with_stream_min`, `XLAYOUT_SIMD`, `XLAYOUT_STREAM_MIN`) has one value.
-//! - The largest copy block is cut into 64 slices along its destination, on cache lines
-//!   (`split`), and the slices are timed one candidate each ([`Trial`]): first every
-//!   SIMD level with both kinds of stores, then the winner against its block-size variants,
-//!   two rounds each in rotated order; each candidate keeps its best time. The winner does
+//! - The largest copy block is cut into 128 slices along its destination, on cache lines
+//!   (`split`), and the slices are timed one candidate each (`trial`): first every SIMD
+//!   level with both kinds of stores, then the winner against its block-size variants, two
+//!   rounds each in rotated order (a candidate at more than twice the best time after the
+//!   first round is not run again); each candidate keeps its best time. The winner does
 //!   the rest of the run. The slices are the run's own work, so measuring costs only the
-//!   difference between the candidates on a quarter of the destination at most.
+//!   difference between the candidates, on an eighth of the destination at most.
 //! - Each timed slice ends with its destination lines written back to memory (`clflush`).
 //!   Without it cached stores look fast on a slice: their lines wait dirty in the cache
 //!   and are written back later, during some other candidate's slice.
