@@ -50,14 +50,15 @@ pub enum ChosenBy {
     Rules,
     /// Timed on this machine by the first run of a plan of this shape and destination size
     /// in this process: `candidates` settings, each on slices of the real work
-    /// (`measured_bytes` of destination in all), in `micros` microseconds, the time of those
+    /// (`measured_bytes` of destination in all), in `micros` microseconds of the thread's
+    /// CPU time (wall-clock time where the system has no such clock), the time of those
     /// slices (work the run had to do anyway) included.
     Measured {
         /// Settings timed.
         candidates: usize,
         /// Destination bytes written while timing them.
         measured_bytes: usize,
-        /// Wall-clock time of the timed slices, in microseconds.
+        /// Time of the timed slices, in microseconds.
         micros: u64,
     },
 }

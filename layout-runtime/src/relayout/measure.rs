@@ -18,7 +18,10 @@
 //!   first round is not run again); each candidate keeps its best time. The winner does
 //!   the rest of the run. The slices are the run's own work, so measuring costs only the
 //!   difference between the candidates, on an eighth of the destination at most.
-//! - Each timed slice ends with its destination lines written back to memory (`clflush`).
+//! - Slices are timed on the thread's CPU clock where there is one (Linux and other Unix
+//!   systems): time descheduled, which a busy machine adds to a random slice, does not
+//!   count. Each timed slice ends with its destination lines written back to memory
+//!   (`clflush`).
 //!   Without it cached stores look fast on a slice: their lines wait dirty in the cache
 //!   and are written back later, during some other candidate's slice.
 //! - The winner is remembered per process ([`recall`], [`remember`]) by the plan's shape:
