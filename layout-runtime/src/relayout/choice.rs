@@ -28,6 +28,7 @@ pub struct RelayoutChoice {
     pub(super) stream: bool,
     pub(super) rows: usize,
     pub(super) groups: usize,
+    pub(super) reorder: bool,
     pub(super) how: ChosenBy,
     pub(super) forced: Forced,
 }
@@ -65,14 +66,15 @@ pub enum ChosenBy {
 
 impl RelayoutChoice {
     pub(super) fn new(ctx: Ctx, how: ChosenBy, forced: Forced) -> RelayoutChoice {
-        let simd = ctx.level.simd();
-        RelayoutChoice { simd, stream: ctx.stream, rows: ctx.rows, groups: ctx.groups, how, forced }
+        let (simd, stream, reorder) = (ctx.level.simd(), ctx.stream, ctx.reorder);
+        RelayoutChoice { simd, stream, rows: ctx.rows, groups: ctx.groups, reorder, how, forced }
     }
 
     /// The settings to run with (a level this machine does not run: portable).
     pub(super) fn ctx(&self) -> Ctx {
         let level = Level::new(self.simd).unwrap_or(Level::Portable);
-        Ctx { level, stream: self.stream && level.streams(), rows: self.rows, groups: self.groups }
+        let stream = self.stream && level.streams();
+        Ctx { level, stream, rows: self.rows, groups: self.groups, reorder: self.reorder }
     }
 
     /// The SIMD level of the kernels.
@@ -96,6 +98,12 @@ impl RelayoutChoice {
         self.groups
     }
 
+    /// Whether the loops run in the other of their two orders (destination order where the
+    /// rules' count of memory streams chose source order, or the reverse).
+    pub fn reorders(&self) -> bool {
+        self.reorder
+    }
+
     /// How the settings were chosen.
     pub fn how(&self) -> ChosenBy {
         self.how
@@ -105,13 +113,11 @@ impl RelayoutChoice {
 impl fmt::Display for RelayoutChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let stores = if self.stream { "streaming stores" } else { "cached stores" };
-        write!(
-            f,
-            "{}, {stores}, {} transpose rows, {} row groups",
-            self.simd.name(),
-            self.rows,
-            self.groups
-        )?;
+        let (simd, rows, groups) = (self.simd.name(), self.rows, self.groups);
+        write!(f, "{simd}, {stores}, {rows} transpose rows, {groups} row groups")?;
+        if self.reorder {
+            write!(f, ", loops reordered")?;
+        }
         match self.how {
             ChosenBy::Rules => write!(f, ": rules")?,
             ChosenBy::Measured { candidates, measured_bytes, micros } => write!(

@@ -15,6 +15,8 @@ pub(super) struct Ctx {
     pub stream: bool,
     pub rows: usize,
     pub groups: usize,
+    /// Run each block's outer loops in the other order ([`Block::alt`]).
+    pub reorder: bool,
 }
 
 /// Which settings of [`Ctx`] a block's kernels read, beyond whether to stream: what a
@@ -27,6 +29,8 @@ pub(super) struct Reads {
     pub rows: bool,
     /// The row groups written in one piece.
     pub groups: bool,
+    /// The order of the outer loops (a block has another).
+    pub order: bool,
 }
 
 impl Reads {
@@ -34,7 +38,14 @@ impl Reads {
     /// (`split_repeat` would regroup its loops).
     pub(super) fn regroups(b: &Block) -> bool {
         let Inner::Transpose { rows, cols, .. } = b.inner else { return false };
-        [2, 4].iter().any(|&g| split_repeat(&b.outer, rows * cols, g).1.groups.extent > 1)
+        let regroups =
+            |o| [2, 4].iter().any(|&g| split_repeat(o, rows * cols, g).1.groups.extent > 1);
+        regroups(&b.outer) || regroups(&b.alt)
+    }
+
+    /// What every block's kernels read: the loop order, where a block has two.
+    pub(super) fn of(b: &Block) -> Reads {
+        Reads { order: !b.alt.is_empty(), ..Reads::default() }
     }
 }
 
@@ -45,6 +56,7 @@ impl core::ops::BitOr for Reads {
             level: self.level | o.level,
             rows: self.rows | o.rows,
             groups: self.groups | o.groups,
+            order: self.order | o.order,
         }
     }
 }

@@ -7,15 +7,19 @@
 //!
 //! - The candidates ([`Candidates`]) are the settings the plan's kernels read: the SIMD
 //!   level (SSE2 and AVX2 where the CPU has it, only for plans with transposes: runs are
-//!   copied the same way at every level), streaming or cached stores, the source rows a
+//!   copied the same way at every level), streaming or cached stores, the order of a
+//!   block's outer loops where it has two (destination order keeps the writes in few long
+//!   runs, source order the reads; `decompose` picks one by a count of streams), the source
+//!   rows a
 //!   large transpose takes at a time (the rule's value, half and twice it), and the row
 //!   groups a regrouping kernel writes in one piece (1, 2 or 4). A setting the caller fixed
 //!   (`with_simd`, `with_stream_min`, `XLAYOUT_SIMD`, `XLAYOUT_STREAM_MIN`) has one value.
 //! - The largest copy block is cut into 128 slices along its destination, on cache lines
 //!   (`split`), and the slices are timed one candidate each (`trial`): first every SIMD
-//!   level with both kinds of stores, then the winner against its block-size variants, two
-//!   rounds each in rotated order (a candidate at more than twice the best time after the
-//!   first round is not run again); each candidate keeps its best time. The winner does
+//!   level with both kinds of stores and both loop orders, then the winner against its
+//!   block-size variants, two
+//!   rounds each in rotated order (after the first round only the candidates within a
+//!   quarter of the best time run again); each candidate keeps its best time. The winner does
 //!   the rest of the run. The slices are the run's own work, so measuring costs only the
 //!   difference between the candidates, on an eighth of the destination at most.
 //! - Slices are timed on the thread's CPU clock where there is one (Linux and other Unix
@@ -80,7 +84,7 @@ impl Settings {
     /// The settings the rules give a destination of `dst_len` bytes.
     pub fn rules(&self, dst_len: usize) -> Ctx {
         let stream = self.level.streams() && dst_len >= self.stream_min;
-        Ctx { level: self.level, stream, rows: self.rows, groups: GROUPS }
+        Ctx { level: self.level, stream, rows: self.rows, groups: GROUPS, reorder: false }
     }
 
     /// Measuring on (from the rules' size, with a clock) or off.
@@ -117,7 +121,8 @@ impl Settings {
         if reads.groups {
             groups.extend([1, 4].into_iter().filter(|&g| g != rules.groups));
         }
-        Candidates { levels, streams, rows, groups }
+        let orders = if reads.order { Vec::from([false, true]) } else { Vec::from([false]) };
+        Candidates { levels, streams, rows, groups, orders }
     }
 }
 
@@ -129,18 +134,16 @@ pub(super) struct Candidates {
     pub streams: Vec<bool>,
     pub rows: Vec<usize>,
     pub groups: Vec<usize>,
+    /// Whether to run the blocks' outer loops in their other order.
+    pub orders: Vec<bool>,
 }
 
 impl Candidates {
     /// The settings the rules give.
     #[cfg(feature = "std")]
     pub fn rules(&self) -> Ctx {
-        Ctx {
-            level: self.levels[0],
-            stream: self.streams[0],
-            rows: self.rows[0],
-            groups: self.groups[0],
-        }
+        let (level, stream, reorder) = (self.levels[0], self.streams[0], self.orders[0]);
+        Ctx { level, stream, rows: self.rows[0], groups: self.groups[0], reorder }
     }
 
     /// Every combination: what a plan may run with (the tests run them all).
@@ -148,9 +151,11 @@ impl Candidates {
         let mut out = Vec::new();
         for &level in &self.levels {
             for &stream in &self.streams {
-                for &rows in &self.rows {
-                    for &groups in &self.groups {
-                        out.push(Ctx { level, stream, rows, groups });
+                for &reorder in &self.orders {
+                    for &rows in &self.rows {
+                        for &groups in &self.groups {
+                            out.push(Ctx { level, stream, rows, groups, reorder });
+                        }
                     }
                 }
             }
@@ -160,18 +165,21 @@ impl Candidates {
 
     /// Whether there is anything to choose.
     pub fn several(&self) -> bool {
-        self.levels.len() * self.streams.len() * self.rows.len() * self.groups.len() > 1
+        let n = self.levels.len() * self.streams.len() * self.orders.len();
+        n * self.rows.len() * self.groups.len() > 1
     }
 
-    /// The first stage of a measurement: every level with every kind of store, block
-    /// sizes from the rules.
+    /// The first stage of a measurement: every level with every kind of store and both
+    /// loop orders, block sizes from the rules.
     #[cfg(feature = "std")]
     pub fn first(&self) -> Vec<Ctx> {
         let rules = self.rules();
         let mut out = Vec::new();
         for &level in &self.levels {
             for &stream in &self.streams {
-                out.push(Ctx { level, stream, ..rules });
+                for &reorder in &self.orders {
+                    out.push(Ctx { level, stream, reorder, ..rules });
+                }
             }
         }
         out

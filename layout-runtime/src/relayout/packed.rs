@@ -93,10 +93,10 @@ impl<const B: usize> Packed<B> {
     /// groups, the row groups for every byte-wise regrouping.
     pub(super) fn reads(self, b: &Block) -> Reads {
         if !self.bytewise(b, b.dst) {
-            return Reads::default();
+            return Reads::of(b);
         }
         let nibbles8 = matches!(b.inner, Inner::Transpose { rows: 8, .. }) && B == 4;
-        Reads { level: nibbles8, rows: false, groups: Reads::regroups(b) }
+        Reads { level: nibbles8, rows: false, groups: Reads::regroups(b), ..Reads::of(b) }
     }
 
     /// Element by element.
@@ -168,12 +168,11 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
 
     fn copy_block(self, src: &[u8], dst: &mut [u8], b: &Block, dst_origin: usize, ctx: Ctx) {
         let d0 = b.dst - dst_origin;
+        let outer = b.loops(ctx.reorder);
         match b.inner {
-            Inner::Point => {
-                walk(&b.outer, b.src, d0, &mut |s, d| self.set(dst, d, self.get(src, s)))
-            }
-            Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| self.run(src, s, dst, d, n)),
-            Inner::Strided { n, src: ss, dst: ds } => walk(&b.outer, b.src, d0, &mut |s, d| {
+            Inner::Point => walk(outer, b.src, d0, &mut |s, d| self.set(dst, d, self.get(src, s))),
+            Inner::Run(n) => walk(outer, b.src, d0, &mut |s, d| self.run(src, s, dst, d, n)),
+            Inner::Strided { n, src: ss, dst: ds } => walk(outer, b.src, d0, &mut |s, d| {
                 for i in 0..n {
                     self.set(dst, d + i * ds, self.get(src, s + i * ss));
                 }
@@ -181,12 +180,12 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
             Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } => {
                 let t = Transpose { src: 0, src_row_stride, dst: 0, dst_row_stride, rows, cols };
                 if self.bytewise(b, d0) {
-                    let (outer, rep) = split_repeat(&b.outer, rows * cols, ctx.groups);
+                    let (outer, rep) = split_repeat(outer, rows * cols, ctx.groups);
                     walk(&outer, b.src, d0, &mut |s, d| {
                         self.spread(src, dst, Transpose { src: s, dst: d, ..t }, rep, ctx);
                     });
                 } else {
-                    walk(&b.outer, b.src, d0, &mut |s, d| {
+                    walk(outer, b.src, d0, &mut |s, d| {
                         self.scalar(src, dst, Transpose { src: s, dst: d, ..t });
                     });
                 }

@@ -32,6 +32,9 @@ pub(super) fn major(b: &Block) -> Option<(usize, usize)> {
 /// Steps `lo..hi` of `b`'s [`major`] loop.
 pub(super) fn cut(b: &Block, lo: usize, hi: usize) -> Block {
     let mut p = b.clone();
+    if let Some(m) = p.alt.first_mut() {
+        m.extent = hi - lo; // the same outermost loop as `outer`'s
+    }
     match (p.outer.first_mut(), &mut p.inner) {
         (Some(m), _) => {
             p.src += lo * m.src;

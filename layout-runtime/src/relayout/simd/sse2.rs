@@ -114,7 +114,8 @@ pub(in super::super) fn groups<G: Group>(
 /// then a saturating pack that cannot saturate: the values are sign-extended 16-bit).
 ///
 /// With `stream`, the whole cache lines of each destination row piece are streamed, the
-/// rest written with plain stores (a destination on a line boundary is all whole lines).
+/// rest written with plain stores (a destination on a line boundary is all whole lines),
+/// one row's piece after the other.
 #[allow(unused_unsafe)]
 pub(in super::super) fn deinterleave_u16x2(
     src: &[[u8; 2]],
@@ -127,21 +128,34 @@ pub(in super::super) fn deinterleave_u16x2(
     for p in t.repeat(rep) {
         let (words, r0, r1) = pair_rows::<V>(src, dst, p, n);
         let lines = [whole_lines(bytemuck::cast_slice(r0)), whole_lines(bytemuck::cast_slice(r1))];
-        for (k, (w, (o0, o1))) in words.iter().zip(r0.iter_mut().zip(r1)).enumerate() {
+        // Streamed where the 16 bytes lie in whole lines of the row's piece.
+        let streams = |r: usize, k: usize| {
+            stream && lines[r].contains(&(16 * k)) && 16 * k + 16 <= lines[r].end
+        };
+        let rows = |w: &[V; 2]| {
             let (v0, v1) = (bytemuck::cast::<V, __m128i>(w[0]), bytemuck::cast(w[1]));
             // SAFETY: shifts and packs need SSE2, enabled wherever this module is compiled;
             // they compute on register values and touch no memory.
-            let (even, odd) = unsafe {
+            unsafe {
                 let low = |v| _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
-                (
+                [
                     _mm_packs_epi32(low(v0), low(v1)),
                     _mm_packs_epi32(_mm_srai_epi32(v0, 16), _mm_srai_epi32(v1, 16)),
-                )
-            };
-            let streams =
-                |r: usize| stream && lines[r].contains(&(16 * k)) && 16 * k + 16 <= lines[r].end;
-            put16(core::array::from_mut(o0), [even], streams(0));
-            put16(core::array::from_mut(o1), [odd], streams(1));
+                ]
+            }
+        };
+        if stream {
+            // One row's piece whole, then the other's (see `avx2::deinterleave_u16x2`).
+            for (r, out) in [r0, r1].into_iter().enumerate() {
+                for (k, (w, o)) in words.iter().zip(out).enumerate() {
+                    put16(core::array::from_mut(o), [rows(w)[r]], streams(r, k));
+                }
+            }
+        } else {
+            for (w, (o0, o1)) in words.iter().zip(r0.iter_mut().zip(r1)) {
+                let [even, odd] = rows(w);
+                (*o0, *o1) = (bytemuck::cast(even), bytemuck::cast(odd));
+            }
         }
         p.part(n, 0, p.rows - n, 2).scalar(src, dst);
     }
