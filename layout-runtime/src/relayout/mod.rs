@@ -14,9 +14,11 @@
 //!
 //! The files import downwards only, shared types below their users: `cpu`, `decompose`,
 //! `elem` and `general` at the bottom; `geometry` (the loops and the transpose shape every
-//! kernel takes); `spread` and `simd` (x86_64: `avx2` -> `sse2` -> `groups` -> `stream`);
-//! `ctx` (what a run's kernels are given); the kernels `weave`, `packed`, `kernel` and
-//! `parallel`; this file on top.
+//! kernel takes) and `split` (cutting a block along its destination); `spread` and `simd`
+//! (x86_64: `avx2` -> `sse2` -> `groups` -> `stream`); `ctx` (what a run's kernels are
+//! given); the kernels `weave`, `packed`, `kernel` and `parallel`; `choice`, `measure` and
+//! `trial` (what a plan runs with, and how a first run measures it); `engine` (the loop
+//! over a plan's blocks); this file on top.
 //!
 //! Memory traffic decides the speed, and these choices shape it:
 //! - each block's loops run in destination or source order, whichever keeps fewer streams
@@ -42,6 +44,7 @@ mod cpu;
 mod ctx;
 mod decompose;
 mod elem;
+mod engine;
 mod general;
 mod geometry;
 mod kernel;
@@ -64,66 +67,11 @@ use alloc::vec::Vec;
 pub use choice::{ChosenBy, RelayoutChoice};
 use cpu::Level;
 pub use cpu::Simd;
-use ctx::{Ctx, Kernels, Reads};
-use decompose::Block;
-use elem::Elem;
-use kernel::Whole;
+use ctx::Reads;
+use engine::{Engine, Exec, How};
 use measure::{Key, Settings};
-use packed::Packed;
 
 use crate::{AlignedBox, ArrayShape, Error, ErrorKind, Plan, Shape};
-
-/// The strided copy of a pair of layouts over whole elements.
-#[derive(Clone, Debug)]
-struct Blocks {
-    copies: Vec<Block>,
-    /// The destination's padding inside the grid.
-    zeros: Vec<Block>,
-    /// Where the `L` tail starts, in elements (of the kernels' slices, or packed ones).
-    tail: usize,
-}
-
-impl Engine {
-    /// The settings the kernels read for the copy blocks.
-    fn reads(&self) -> Reads {
-        let all = |blocks: &Blocks, reads: &dyn Fn(&Block) -> Reads| {
-            blocks.copies.iter().fold(Reads::default(), |r, b| r | reads(b))
-        };
-        match self {
-            Engine::Bytes { size, blocks } => all(blocks, &|b| kernel::reads(*size, b)),
-            Engine::Packed { bits: 1, blocks } => all(blocks, &|b| Packed::<1>.reads(b)),
-            Engine::Packed { bits: 2, blocks } => all(blocks, &|b| Packed::<2>.reads(b)),
-            Engine::Packed { blocks, .. } => all(blocks, &|b| Packed::<4>.reads(b)),
-            Engine::Zero | Engine::General => Reads::default(),
-        }
-    }
-}
-
-impl Blocks {
-    /// The largest copy block (the first of them), which a measuring run times slices of.
-    fn largest(&self) -> Option<usize> {
-        let lens = self.copies.iter().map(Block::len).enumerate();
-        lens.fold(None, |best, (i, n)| match best {
-            Some((_, m)) if m >= n => best,
-            _ => Some((i, n)),
-        })
-        .map(|(i, _)| i)
-    }
-}
-
-/// How a plan moves elements.
-#[derive(Clone, Debug)]
-enum Engine {
-    /// A dimension of size 0: no element, the destination is all padding.
-    Zero,
-    /// Strided blocks over whole elements of `size` bytes (1, 2, 4, 8 or 16; other sizes are
-    /// blocks of bytes with `size` 1).
-    Bytes { size: usize, blocks: Blocks },
-    /// Strided blocks over packed 1-, 2- or 4-bit elements.
-    Packed { bits: usize, blocks: Blocks },
-    /// Element by element (see `general`).
-    General,
-}
 
 /// A conversion between two layouts of the same array, checked and precomputed once, to run
 /// on any number of buffer pairs.
@@ -253,7 +201,7 @@ impl RelayoutPlan {
                 ));
             }
         }
-        let engine = Self::engine(&from, &to);
+        let engine = Engine::new(&from, &to);
         let reads = engine.reads();
         Ok(RelayoutPlan { from, to, engine, reads, settings: Settings::new() })
     }
@@ -422,7 +370,8 @@ impl RelayoutPlan {
         dst: &mut [u8],
     ) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
-        self.dispatch(src, dst, How { ctx: choice.ctx(), measure: None }, Exec::Serial);
+        let how = How { ctx: choice.ctx(), measure: None };
+        self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial);
         Ok(())
     }
 
@@ -432,36 +381,6 @@ impl RelayoutPlan {
     pub fn __with_measure_min(mut self, bytes: usize) -> RelayoutPlan {
         self.settings.measure_min = bytes;
         self
-    }
-
-    fn engine(from: &Plan, to: &Plan) -> Engine {
-        if from.dims().contains(&0) {
-            return Engine::Zero;
-        }
-        let bits = from.element_bits();
-        if bits != to.element_bits() {
-            return Engine::General;
-        }
-        if matches!(bits, 1 | 2 | 4) {
-            return match decompose::blocks(from, to, 1) {
-                Some((copies, zeros)) => {
-                    Engine::Packed { bits, blocks: Blocks { copies, zeros, tail: to.grid_len() } }
-                }
-                None => Engine::General,
-            };
-        }
-        if bits % 8 != 0 {
-            return Engine::General;
-        }
-        let size = bits / 8;
-        let (size, scale) = if matches!(size, 1 | 2 | 4 | 8 | 16) { (size, 1) } else { (1, size) };
-        match decompose::blocks(from, to, scale) {
-            Some((copies, zeros)) => Engine::Bytes {
-                size,
-                blocks: Blocks { copies, zeros, tail: to.grid_len() * scale },
-            },
-            None => Engine::General,
-        }
     }
 
     /// The length the source buffer must have: the source layout's [`Plan::byte_len`].
@@ -562,28 +481,8 @@ impl RelayoutPlan {
                 None => {}
             }
         }
-        self.dispatch(src, dst, how, exec);
+        self.engine.run(&self.from, &self.to, src, dst, how, exec);
         Ok(())
-    }
-
-    /// Runs the engine with `how`'s settings.
-    fn dispatch(&self, src: &[u8], dst: &mut [u8], how: How, exec: Exec) {
-        match &self.engine {
-            Engine::Zero => dst.fill(0),
-            Engine::General => general::copy(&self.from, &self.to, src, dst),
-            Engine::Bytes { size, blocks } => match size {
-                1 => elements::<u8>(src, dst, blocks, how, exec),
-                2 => elements::<u16>(src, dst, blocks, how, exec),
-                4 => elements::<u32>(src, dst, blocks, how, exec),
-                8 => elements::<u64>(src, dst, blocks, how, exec),
-                _ => elements::<u128>(src, dst, blocks, how, exec),
-            },
-            Engine::Packed { bits, blocks } => match bits {
-                1 => run_blocks(Packed::<1>, src, dst, blocks, how, exec),
-                2 => run_blocks(Packed::<2>, src, dst, blocks, how, exec),
-                _ => run_blocks(Packed::<4>, src, dst, blocks, how, exec),
-            },
-        }
     }
 
     /// What a measured choice for this plan into a destination at address `dst` is
@@ -685,107 +584,6 @@ impl RelayoutPlan {
         general::copy(&self.from, &self.to, src, dst);
         Ok(())
     }
-}
-
-/// The settings of a run, and the key to measure them under when this run measures.
-#[derive(Clone, Debug)]
-struct How {
-    ctx: Ctx,
-    measure: Option<Key>,
-}
-
-/// Where the blocks run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Exec {
-    /// On the calling thread.
-    Serial,
-    /// Large blocks cut between rayon's threads (see `parallel`), the rest on the calling
-    /// thread.
-    #[cfg(feature = "rayon")]
-    Parallel,
-}
-
-/// Runs `f(part, dst_part, origin)` over block `b`: the whole block on this thread, or, when
-/// `exec` is parallel and the block is worth it, parts of it on rayon's threads, each with
-/// the slice of `dst` it owns (`origin`: where that slice starts, in block elements; `unit`:
-/// block elements per slice element).
-fn run_block<T: Send>(
-    b: &Block,
-    dst: &mut [T],
-    unit: usize,
-    ctx: Ctx,
-    exec: Exec,
-    f: impl Fn(&Block, &mut [T], usize) + Sync,
-) {
-    match exec {
-        Exec::Serial => f(b, dst, 0),
-        #[cfg(feature = "rayon")]
-        Exec::Parallel => parallel::run_block(b, dst, unit, ctx, f),
-    }
-    let _ = (unit, ctx);
-}
-
-/// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
-/// the same size (alignment 1: any buffer qualifies).
-fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, how: How, exec: Exec) {
-    if let (Ok(s), Ok(d)) =
-        (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
-    {
-        return run_blocks(Whole, s, d, blocks, how, exec);
-    }
-    macro_rules! unaligned {
-        ($($n:literal),*) => {
-            match core::mem::size_of::<I>() {
-                $($n => {
-                    // Lengths were checked to be whole grids of elements: the casts to
-                    // alignment-1 arrays cannot fail.
-                    let s: &[[u8; $n]] = bytemuck::cast_slice(src);
-                    let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
-                    run_blocks(Whole, s, d, blocks, how.clone(), exec)
-                })*
-                _ => {}
-            }
-        };
-    }
-    unaligned!(1, 2, 4, 8, 16);
-}
-
-/// The strided path: every copy block, then the destination's padding and tail. A run
-/// that measures times its candidates on the first slices of the largest block
-/// (`measure::first_run`), then does the rest with the winner.
-fn run_blocks<T: bytemuck::Pod + Send + Sync, K: Kernels<T>>(
-    k: K,
-    src: &[T],
-    dst: &mut [T],
-    blocks: &Blocks,
-    how: How,
-    exec: Exec,
-) {
-    // Measuring runs the first slices of the largest block: the rest of it is left.
-    #[cfg(feature = "std")]
-    let (ctx, rest) = match (how.measure, blocks.largest()) {
-        (Some(key), Some(i)) => match trial::first_run(k, src, dst, &blocks.copies[i], key) {
-            Some((rest, winner)) => (winner, Some((i, rest))),
-            None => (how.ctx, None),
-        },
-        _ => (how.ctx, None),
-    };
-    #[cfg(not(feature = "std"))]
-    let (ctx, rest): (Ctx, Option<(usize, Block)>) = (how.ctx, None);
-    for (i, b) in blocks.copies.iter().enumerate() {
-        let b = match &rest {
-            Some((j, part)) if *j == i => part,
-            _ => b,
-        };
-        run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| {
-            k.copy_block(src, dst, b, origin, ctx);
-        });
-    }
-    ctx.finish();
-    for b in &blocks.zeros {
-        run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| k.zero_block(dst, b, origin));
-    }
-    k.zero_tail(dst, blocks.tail);
 }
 
 /// Converts a whole buffer from one layout of an array to another: see [`RelayoutPlan`],

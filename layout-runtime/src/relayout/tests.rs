@@ -6,6 +6,8 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::decompose::Block;
+use super::engine::Blocks;
 use super::*;
 
 fn array(text: &str) -> ArrayShape {
