@@ -27,7 +27,9 @@
 //! then is each plan's first run in the process its measuring run);
 //! `RELAYOUT_BENCH_CASE=text` keeps only the cases whose name contains `text`;
 //! `RELAYOUT_BENCH_NUMPY=0` leaves numpy out;
-//! `XLAYOUT_SIMD=sse2` (or `portable`) runs the plans at that SIMD level.
+//! `XLAYOUT_SIMD=sse2` (or `portable`) runs the plans at that SIMD level;
+//! `RELAYOUT_BENCH_CLOCK=thread` times the one-thread figures on the thread's CPU clock
+//! (for a busy machine: time descheduled does not count; the parallel ones stay wall-clock).
 
 use std::hint::black_box;
 use std::process::Command;
@@ -85,10 +87,44 @@ fn cases() -> impl Iterator<Item = &'static (&'static str, &'static str, &'stati
     CASES.iter().filter(move |(name, _, _)| name.contains(filter.as_str()))
 }
 
+/// How long `f` took on the clock of the one-thread figures: wall-clock time, or with
+/// `RELAYOUT_BENCH_CLOCK=thread` this thread's CPU time, which leaves out the time the
+/// thread was descheduled (for a machine other processes keep busy; the table says which).
 fn time(f: impl FnOnce()) -> Duration {
+    match thread_clock() {
+        true => {
+            let t = thread_cpu();
+            f();
+            thread_cpu().saturating_sub(t)
+        }
+        false => wall(f),
+    }
+}
+
+/// How long `f` took, wall-clock (the parallel figures always).
+fn wall(f: impl FnOnce()) -> Duration {
     let t = Instant::now();
     f();
     t.elapsed()
+}
+
+fn thread_clock() -> bool {
+    static THREAD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *THREAD.get_or_init(|| std::env::var("RELAYOUT_BENCH_CLOCK").is_ok_and(|c| c == "thread"))
+}
+
+/// This thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`); zero where there is none.
+fn thread_cpu() -> Duration {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `clock_gettime` writes one `timespec` through its pointer, which points to
+        // a live local of that type.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        }
+    }
+    Duration::ZERO
 }
 
 fn case(&(name, from, to): &(&'static str, &str, &str)) -> Case {
@@ -195,11 +231,11 @@ fn round(k: &mut Case) -> [Duration; COLUMNS] {
             time(|| k.plan.run(black_box(&k.src), &mut k.dst).unwrap()),
             time(|| k.rules.run(black_box(&k.src), &mut k.dst).unwrap()),
             #[cfg(feature = "rayon")]
-            time(|| k.plan.run_parallel(black_box(&k.src), &mut k.dst).unwrap()),
+            wall(|| k.plan.run_parallel(black_box(&k.src), &mut k.dst).unwrap()),
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
             #[cfg(feature = "rayon")]
-            time(|| par_stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
+            wall(|| par_stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
         ];
@@ -222,6 +258,7 @@ fn numpy(rounds: usize) -> Vec<(String, f64, f64)> {
     let out = Command::new("python3")
         .args([script, "--numpy-only", "--json", "--case", &filter])
         .args(["--rounds", &(3 * rounds).to_string()])
+        .args(["--clock", if thread_clock() { "thread" } else { "wall" }])
         .output();
     let Ok(out) = out.map_err(|e| eprintln!("numpy left out: python3: {e}")) else {
         return Vec::new();
@@ -268,7 +305,8 @@ fn summary(_: &mut Criterion) {
     let (cpu, load) = machine();
     let numpy = numpy(rounds);
     println!();
-    println!("{cpu}; load average {load} at the start");
+    let clock = if thread_clock() { "thread CPU time" } else { "wall-clock time" };
+    println!("{cpu}; load average {load} at the start; one-thread figures in {clock}");
     let mut one = Vec::new();
     let mut more = Vec::new();
     for spec in cases() {
