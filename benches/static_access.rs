@@ -10,7 +10,7 @@ use criterion::{Criterion, Throughput};
 
 mod common;
 use common::median_ns;
-use xlayout::fixed::View;
+use xlayout::StaticView;
 use xlayout::{layout, StaticLayout};
 
 layout! { struct Tiled = f32[256,1024]{1,0:T(8,128)}; }
@@ -47,8 +47,8 @@ fn sums(c: &mut Criterion) {
             sum
         })
     });
-    g.bench_function("fixed::View index", |b| {
-        let view = View::<Tiled>::new(black_box(&data[..])).unwrap();
+    g.bench_function("StaticView index", |b| {
+        let view = StaticView::<Tiled>::new(black_box(&data[..])).unwrap();
         b.iter(|| {
             let mut sum = 0.0f32;
             for i in 0..ROWS {
@@ -82,7 +82,7 @@ fn main() {
     if let Some(base) = median_ns(GROUP, "hand-written") {
         println!("\nratio to the hand-written expression (median; lower is better):");
         println!("  hand-written               {:.3} ns/element", base / n);
-        for bench in ["fixed::View index", "offset_unchecked"] {
+        for bench in ["StaticView index", "offset_unchecked"] {
             if let Some(t) = median_ns(GROUP, bench) {
                 println!("  {bench:<26} {:.3} ns/element  ratio {:.2}", t / n, t / base);
             }

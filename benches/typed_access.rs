@@ -4,7 +4,9 @@
 //!   `PackedBuffer::read` (bounds check, generated offset, shift, mask, sign extension)
 //!   against the same loop with a hand-written offset and shift-and-mask (target ratio <= 1.2);
 //! - `layer_norm`: the tiled bf16 layer norm of `examples/layer_norm.rs` (tile by tile on the
-//!   heap) against the same kernel on a row-major array.
+//!   heap, row pairs as slices) against the same kernel on a row-major array, and the same
+//!   kernel written element by element through the tile's index (`tile.view[[r, c]]`, what
+//!   the example did before row groups).
 //!
 //! `cargo bench --bench typed_access`
 
@@ -87,10 +89,52 @@ fn packed_access(c: &mut Criterion) {
 
 const NORM: &str = "layer_norm/bf16[256,1024]{1,0:T(8,128)(2,1)}";
 
+/// The tiled layer norm element by element through each tile's own index: bit for bit the
+/// example's, with an in-tile offset and a bounds check per element.
+fn layer_norm_indexed(
+    x: &HeapBuffer<layer_norm::Activations>,
+    gamma: &[f32; 1024],
+    beta: &[f32; 1024],
+    y: &mut HeapBuffer<layer_norm::Activations>,
+) {
+    let (mut sum, mut sum_sq) = (vec![0.0f32; 256], vec![0.0f32; 256]);
+    for tile in x.tiles() {
+        let [i0, _] = tile.origin;
+        for r in 0..8 {
+            for c in 0..128 {
+                let v = tile.view[[r, c]].to_f32();
+                sum[i0 + r] += v;
+                sum_sq[i0 + r] += v * v;
+            }
+        }
+    }
+    let rows = layer_norm::moments(&sum, &sum_sq);
+    for (tile, mut out) in x.tiles().zip(y.tiles_mut()) {
+        let [i0, j0] = tile.origin;
+        for r in 0..8 {
+            for c in 0..128 {
+                let v = tile.view[[r, c]];
+                out.view[[r, c]] =
+                    layer_norm::normalize(v, rows[i0 + r], gamma[j0 + c], beta[j0 + c]);
+            }
+        }
+    }
+}
+
 fn layer_norm(c: &mut Criterion) {
     use layer_norm::{layer_norm_row_major, layer_norm_tiled, Activations, COLS, ROWS};
     let (x_rows, gamma, beta) = layer_norm::inputs();
     let x = HeapBuffer::<Activations>::from_row_major(&x_rows).unwrap();
+    // The three kernels agree to the bit before they are timed.
+    let mut expected = vec![bf16::ZERO; ROWS * COLS];
+    layer_norm_row_major(&x_rows, &gamma, &beta, &mut expected);
+    for kernel in [layer_norm_tiled, layer_norm_indexed] {
+        let mut y = HeapBuffer::<Activations>::zeroed();
+        kernel(&x, &gamma, &beta, &mut y);
+        let mut got = vec![bf16::ZERO; ROWS * COLS];
+        y.unpack_into(&mut got).unwrap();
+        assert!(got.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
     let mut g = c.benchmark_group(NORM);
     g.throughput(Throughput::Elements((ROWS * COLS) as u64));
     g.sample_size(30);
@@ -101,6 +145,10 @@ fn layer_norm(c: &mut Criterion) {
     g.bench_function("tiled", |b| {
         let mut y = HeapBuffer::<Activations>::zeroed();
         b.iter(|| layer_norm_tiled(black_box(&x), &gamma, &beta, &mut y))
+    });
+    g.bench_function("tiled, indexed", |b| {
+        let mut y = HeapBuffer::<Activations>::zeroed();
+        b.iter(|| layer_norm_indexed(black_box(&x), &gamma, &beta, &mut y))
     });
     g.finish();
 }
@@ -121,5 +169,5 @@ fn main() {
         }
     };
     report(PACKED, "hand-written", &["PackedBuffer::read"], ROWS * COLS);
-    report(NORM, "row-major", &["tiled"], 256 * 1024);
+    report(NORM, "row-major", &["tiled", "tiled, indexed"], 256 * 1024);
 }

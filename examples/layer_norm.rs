@@ -1,8 +1,9 @@
 //! A bf16 layer norm over TPU tiles: the activations are `bf16[256,1024]` in the layout XLA
 //! gives them on a TPU, `{1,0:T(8,128)(2,1)}` (8x128 tiles whose rows are interleaved in
-//! pairs), on the heap. The kernel never computes a global offset: it walks the tiles in
-//! memory order, each a contiguous 8x128 view with its logical origin, and reads and writes
-//! elements inside a tile with the tile's own constant arithmetic.
+//! pairs), on the heap. The kernel never computes an offset: it walks the tiles in memory
+//! order, each a contiguous 8x128 view with its logical origin, and inside a tile the rows
+//! pair by pair (`row_groups::<2>()`: 128 `[bf16; 2]`, one per column, the two rows of the
+//! pair side by side), as plain slices the compiler vectorizes.
 //!
 //! `y[i, j] = (x[i, j] - mean_i) / sqrt(var_i + eps) * gamma[j] + beta[j]`, the sums in
 //! `f32`. The same kernel on a plain row-major array is the reference: both add each row's
@@ -23,12 +24,11 @@ pub const ROWS: usize = 256;
 pub const COLS: usize = 1024;
 const EPS: f32 = 1e-5;
 
-/// Rows and columns of one tile.
-const TILE_ROWS: usize = 8;
+/// Columns of one tile.
 const TILE_COLS: usize = 128;
 
 /// Each row's mean and `1 / sqrt(variance + eps)`, from its sum and sum of squares.
-fn moments(sum: &[f32], sum_sq: &[f32]) -> Vec<(f32, f32)> {
+pub fn moments(sum: &[f32], sum_sq: &[f32]) -> Vec<(f32, f32)> {
     let n = COLS as f32;
     sum.iter()
         .zip(sum_sq)
@@ -41,7 +41,7 @@ fn moments(sum: &[f32], sum_sq: &[f32]) -> Vec<(f32, f32)> {
 
 /// One output element.
 #[inline(always)]
-fn normalize(x: bf16, (mean, rstd): (f32, f32), gamma: f32, beta: f32) -> bf16 {
+pub fn normalize(x: bf16, (mean, rstd): (f32, f32), gamma: f32, beta: f32) -> bf16 {
     bf16::from_f32((x.to_f32() - mean) * rstd * gamma + beta)
 }
 
@@ -53,24 +53,29 @@ pub fn layer_norm_tiled(
     y: &mut HeapBuffer<Activations>,
 ) {
     let (mut sum, mut sum_sq) = (vec![0.0f32; ROWS], vec![0.0f32; ROWS]);
+    // Tiles lie row block by row block, each block's tiles left to right: every row's sums
+    // take its elements in column order, as the row-major kernel's do.
     for tile in x.tiles() {
         let [i0, _] = tile.origin;
-        for r in 0..TILE_ROWS {
-            let (s, q) = (&mut sum[i0 + r], &mut sum_sq[i0 + r]);
-            for c in 0..TILE_COLS {
-                let v = tile.view[[r, c]].to_f32();
-                *s += v;
-                *q += v * v;
+        for (p, pairs) in tile.view.row_groups::<2>().enumerate() {
+            let (r0, r1) = (i0 + 2 * p, i0 + 2 * p + 1);
+            let (mut s0, mut q0, mut s1, mut q1) = (sum[r0], sum_sq[r0], sum[r1], sum_sq[r1]);
+            for &[a, b] in pairs {
+                let (a, b) = (a.to_f32(), b.to_f32());
+                (s0, q0, s1, q1) = (s0 + a, q0 + a * a, s1 + b, q1 + b * b);
             }
+            (sum[r0], sum_sq[r0], sum[r1], sum_sq[r1]) = (s0, q0, s1, q1);
         }
     }
     let rows = moments(&sum, &sum_sq);
     for (tile, mut out) in x.tiles().zip(y.tiles_mut()) {
         let [i0, j0] = tile.origin;
-        for r in 0..TILE_ROWS {
-            for c in 0..TILE_COLS {
-                let j = j0 + c;
-                out.view[[r, c]] = normalize(tile.view[[r, c]], rows[i0 + r], gamma[j], beta[j]);
+        let (gamma, beta) = (&gamma[j0..j0 + TILE_COLS], &beta[j0..j0 + TILE_COLS]);
+        let groups = tile.view.row_groups::<2>().zip(out.view.row_groups_mut::<2>());
+        for (p, (src, dst)) in groups.enumerate() {
+            let (upper, lower) = (rows[i0 + 2 * p], rows[i0 + 2 * p + 1]);
+            for (((&[a, b], d), &g), &be) in src.iter().zip(dst).zip(gamma).zip(beta) {
+                *d = [normalize(a, upper, g, be), normalize(b, lower, g, be)];
             }
         }
     }

@@ -26,7 +26,7 @@
 //! |---|---|---|
 //! | a small array, or `no_std` without `alloc` | [`Buffer<L>`](crate::Buffer) | inline `[T; N]`; `Buffer::zeroed` is `const` |
 //! | any size | [`HeapBuffer<L>`](crate::HeapBuffer) | allocated zeroed on the heap; the stack never holds the array |
-//! | storage someone else owns | [`fixed::View`](crate::fixed::View), [`fixed::ViewMut`](crate::fixed::ViewMut) | a slice, its length checked once |
+//! | storage someone else owns | [`StaticView<L>`](crate::StaticView), [`StaticViewMut<L>`](crate::StaticViewMut) | a slice, its length checked once |
 //! | `E(n)`-packed sub-byte elements | [`PackedBuffer<L>`](crate::PackedBuffer) and its heap / view forms | one element at a time, `get` / `set` |
 //!
 //! All of them index the same way and have the same methods (`get`, `pack_from`,
@@ -86,7 +86,8 @@
 //! and `pack_from` lay one out (padding zero); `unpack_into` brings it back. For shapes known
 //! only at run time, or to convert many buffers fast, the runtime's
 //! [`RelayoutPlan::run_typed`](crate::RelayoutPlan::run_typed) takes `bf16` slices directly
-//! (with default features; `half`'s types are always `bytemuck::Pod` here):
+//! (`xlayout::bf16` is `half::bf16`, always `bytemuck::Pod` here: no `half` dependency of your
+//! own is needed):
 //!
 //! ```
 //! use xlayout::{bf16, layout, HeapBuffer, RelayoutPlan, Shape, StaticLayout};
@@ -99,7 +100,7 @@
 //! let mut b = HeapBuffer::<Act>::zeroed();
 //! let row_major: Shape = "bf16[256,1024]".parse()?;
 //! let plan = RelayoutPlan::new(row_major.try_array()?, Act.to_shape().try_array()?)?;
-//! plan.run_typed::<half::bf16>(&host, b.as_mut_slice())?; // `half::bf16` is `xlayout::bf16`
+//! plan.run_typed::<bf16>(&host, b.as_mut_slice())?;
 //! assert_eq!(a.as_slice(), b.as_slice());
 //!
 //! let mut back = vec![bf16::ZERO; host.len()];
@@ -137,9 +138,13 @@
 //!
 //! A layout whose tiles are contiguous is a [`TiledLayout`](crate::TiledLayout): `tiles()`
 //! walks them in memory order, each a view of the tile's own small layout (here
-//! `bf16[8,128]{1,0:T(2,1)}`) with the logical index of its first element. The kernel works
-//! on one 8x128 tile at a time: in-tile indexing is constant arithmetic, and no global offset
-//! is ever computed. Row sums, then a per-row scale:
+//! `bf16[8,128]{1,0:T(2,1)}`) with the logical index of its first element. Inside a tile,
+//! don't index element by element: take the rows as slices, which loops walk with no index
+//! arithmetic and the compiler vectorizes. A tile without later levels (`T(8,128)`) hands out
+//! its rows ([`rows`](crate::Buffer::rows)); a `(2,1)` tile interleaves its rows in pairs,
+//! so it hands out row pairs ([`row_groups::<2>`](crate::Buffer::row_groups)), each 128
+//! `[bf16; 2]`, the two rows of the pair side by side, one per column. Asking a layout for
+//! rows it does not have is a compile error. Row sums, then a per-row scale:
 //!
 //! ```
 //! use xlayout::{bf16, layout, HeapBuffer, StaticLayout, TiledLayout};
@@ -154,9 +159,10 @@
 //! let mut row_sum = vec![0.0f32; 256];
 //! for tile in x.tiles() {
 //!     let [i0, _j0] = tile.origin;
-//!     for r in 0..8 {
-//!         for c in 0..128 {
-//!             row_sum[i0 + r] += tile.view[[r, c]].to_f32();
+//!     for (p, pairs) in tile.view.row_groups::<2>().enumerate() {
+//!         for &[upper, lower] in pairs {
+//!             row_sum[i0 + 2 * p] += upper.to_f32();
+//!             row_sum[i0 + 2 * p + 1] += lower.to_f32();
 //!         }
 //!     }
 //! }
@@ -164,11 +170,10 @@
 //!
 //! for mut tile in x.tiles_mut() {
 //!     let [i0, _] = tile.origin;
-//!     for r in 0..8 {
-//!         let scale = 1.0 / row_sum[i0 + r].max(1.0);
-//!         for c in 0..128 {
-//!             let v = tile.view[[r, c]].to_f32();
-//!             tile.view[[r, c]] = bf16::from_f32(v * scale);
+//!     for (p, pairs) in tile.view.row_groups_mut::<2>().enumerate() {
+//!         let scale = [1.0 / row_sum[i0 + 2 * p].max(1.0), 1.0 / row_sum[i0 + 2 * p + 1].max(1.0)];
+//!         for pair in pairs {
+//!             *pair = [0, 1].map(|k| bf16::from_f32(pair[k].to_f32() * scale[k]));
 //!         }
 //!     }
 //! }
@@ -176,6 +181,9 @@
 //! # Ok::<(), xlayout::fixed::LengthError>(())
 //! ```
 //!
-//! `examples/layer_norm.rs` is a whole kernel in this style (a bf16 layer norm, checked to the
-//! bit against the same kernel on a row-major array); `BENCHMARKS.md` has its speed next to
-//! that version, and the cost of packed access next to a hand-written shift and mask.
+//! `tile.view[[r, c]]` works too, and is the way into a tile of any other shape; it computes
+//! an in-tile offset and checks the index for every element, which made the layer norm below
+//! take 2.6 times as long as with row pairs (`BENCHMARKS.md`). `examples/layer_norm.rs` is a whole kernel in the fast style (a bf16
+//! layer norm, checked to the bit against the same kernel on a row-major array);
+//! `BENCHMARKS.md` has its speed next to that version, and the cost of packed access next to
+//! a hand-written shift and mask.

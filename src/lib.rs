@@ -1,4 +1,4 @@
-#![doc = include_str!("../README.md")]
+#![doc = include_str!(concat!(env!("OUT_DIR"), "/README.md"))]
 //!
 //! This crate is the facade: it re-exports [`layout_runtime`], where all the semantics live,
 //! and provides [`layout!`], whose checks are the same code run at compile time.
@@ -14,6 +14,8 @@ pub use layout_runtime::*;
 
 #[cfg(feature = "alloc")]
 pub mod draw;
+#[cfg(feature = "alloc")]
+pub mod explain;
 #[cfg(feature = "std")]
 pub mod guide;
 #[cfg(feature = "hlo")]
@@ -77,6 +79,9 @@ pub mod __private {
     pub use core;
     pub use core::option::Option;
     pub use layout_macros::layout_impl;
-    pub use layout_runtime::fixed::{PackedLayout, StaticLayout, TiledLayout, TypedLayout};
-    pub use layout_runtime::{elem, Element, PrimitiveType, TileDim};
+    pub use layout_runtime::fixed::{
+        Constants, MatrixTile, PackedLayout, StaticLayout, TileLayout, TileSpec, TiledLayout,
+        TypedLayout,
+    };
+    pub use layout_runtime::{elem, PrimitiveType, TileDim};
 }

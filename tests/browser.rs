@@ -1,11 +1,12 @@
 //! The pictures in a real browser: each SVG map is written to a file, loaded by headless
-//! Chromium, and the DOM it rendered is read back: no parse error, no console error, and the
-//! same cells, offsets and padding as the text the library wrote.
+//! Chromium in a laptop-sized window, and the DOM it rendered is read back: no parse error,
+//! no console error, the same cells, offsets and padding as the text the library wrote, and
+//! a picture that fits the window's width at its own proportions.
 //!
 //! Skipped, with the reason printed, when no Chromium is installed (`.ci/run` installs
 //! Debian's `chromium` when it can); `XLAYOUT_CHROMIUM` names the browser to use.
 
-mod drawing;
+use crate::drawing;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -39,6 +40,7 @@ fn render(browser: &Path, file: &Path) -> Rendered {
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         .args(["--disable-component-update", "--disable-sync", "--no-first-run"])
         .args(["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000"])
+        .arg(format!("--window-size={},{}", SCREEN.0, SCREEN.1))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(format!("file://{}", file.display()))
@@ -76,22 +78,31 @@ fn render(browser: &Path, file: &Path) -> Rendered {
     Rendered { dom, console }
 }
 
+/// The browser window: a laptop's screen.
+const SCREEN: (usize, usize) = (1366, 768);
+
+/// The widest vertical scroll bar a browser draws, in pixels.
+const SCROLL_BAR: f64 = 20.0;
+
+/// A script for the end of an SVG map: it writes on the root, as `data-drawn`, the width and
+/// height the browser drew the picture at and the width of the window.
+const MEASURE: &str = "<script>//<![CDATA[\n\
+    var root = document.documentElement, box = root.getBoundingClientRect();\n\
+    root.setAttribute('data-drawn', [box.width, box.height, window.innerWidth].join(' '));\n\
+    //]]></script></svg>";
+
 /// A scratch directory for the files the browser loads.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::support::scratch(&format!("browser-{name}"))
 }
 
 #[test]
 fn svg_maps_render_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!(
-            "skipped: no Chromium found (PATH has no chromium, chromium-browser or google-chrome, \
-             and XLAYOUT_CHROMIUM is not set); `apt-get install chromium` enables this check"
+        return crate::support::missing_tool(
+            "no Chromium found (PATH has no chromium, chromium-browser or google-chrome, and \
+             XLAYOUT_CHROMIUM is not set); `apt-get install chromium` enables this check",
         );
-        return;
     };
     let dir = scratch("svg");
     let tiles = MapOptions { tiles: true, ..MapOptions::default() };
@@ -100,17 +111,31 @@ fn svg_maps_render_in_chromium() {
         ("figure1", "f32[3,5]{1,0:T(2,2)}", MapOptions::default(), 24, 9),
         ("bf16", "bf16[16,256]{1,0:T(8,128)(2,1)}", MapOptions::default(), 4096, 0),
         ("window", "bf16[16,256]{1,0:T(8,128)(2,1)}", window, 16, 0),
-        ("tiles", "f32[3,5]{1,0:T(2,2)L(32)}", tiles, 6, 0),
+        ("tiles", "f32[3,5]{1,0:T(2,2)L(32)}", tiles.clone(), 6, 0),
+        ("big-tiles", "f32[4096,4096]{1,0:T(8,128)}", tiles, 512 * 32, 0),
+        ("corner", "f32[4096,4096]", MapOptions::default(), 64 * 64, 0),
     ];
     for (name, shape, options, logical_cells, logical_pads) in cases {
         let shape: ArrayShape = shape.parse().unwrap();
         let svg = map_svg(&shape, &options).unwrap();
         let file = dir.join(format!("{name}.svg"));
-        std::fs::write(&file, &svg).unwrap();
+        std::fs::write(&file, svg.replacen("</svg>", MEASURE, 1)).unwrap();
         let rendered = render(&browser, &file);
         assert!(rendered.console.is_empty(), "{name}: {:?}", rendered.console);
         assert!(!rendered.dom.contains("parsererror"), "{name}: {}", rendered.dom);
         let (want, got) = (drawing::read(&svg), drawing::read(&rendered.dom));
+        // Drawn at its natural size when that fits the window's width, else scaled down to
+        // it (less a vertical scroll bar, for a tall one), its proportions kept (to the pixel
+        // the browser rounds the height to).
+        let (width, height, window) = drawn_size(&rendered.dom);
+        let (w, h) = (want.size.0 as f64, want.size.1 as f64);
+        let what = format!("{name}: drawn {width}x{height} in {window}, natural {w}x{h}");
+        if w <= window - SCROLL_BAR {
+            assert_eq!(width, w, "{what}");
+        } else {
+            assert!(width <= window && width >= window - SCROLL_BAR, "{what}");
+        }
+        assert!((height - h * width / w).abs() < 1.0, "{what}");
         assert_eq!(got.logical.cells.len(), logical_cells, "{name}");
         assert_eq!(got.logical.cells.iter().filter(|c| c.pad).count(), logical_pads, "{name}");
         for (panel, w, g) in
@@ -126,6 +151,14 @@ fn svg_maps_render_in_chromium() {
             }
         }
     }
+}
+
+/// The `data-drawn` figures [`MEASURE`] wrote: width, height, window width.
+fn drawn_size(dom: &str) -> (f64, f64, f64) {
+    let start = dom.find("data-drawn=\"").expect("the measuring script ran") + 12;
+    let text = &dom[start..start + dom[start..].find('"').unwrap()];
+    let v: Vec<f64> = text.split(' ').map(|x| x.parse().unwrap()).collect();
+    (v[0], v[1], v[2])
 }
 
 /// The report page of one of the test dumps.
@@ -172,8 +205,7 @@ fn column(dom: &str, id: &str, column: usize) -> Vec<String> {
 #[test]
 fn html_report_renders_and_sorts_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
-        return;
+        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
     };
     let dir = scratch("html");
     let dump =
@@ -223,8 +255,7 @@ fn html_report_renders_and_sorts_in_chromium() {
 #[test]
 fn hostile_dump_runs_nothing_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no Chromium found (see svg_maps_render_in_chromium)");
-        return;
+        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
     };
     let dir = scratch("hostile");
     let dump = br#"HloModule m

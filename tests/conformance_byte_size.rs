@@ -13,9 +13,7 @@ use serde_json::Value;
 use xlayout::{ErrorKind, Shape, TileDim};
 
 fn cases() -> Vec<Value> {
-    let text = include_str!("data/byte_size.json");
-    let doc: Value = serde_json::from_str(text).unwrap();
-    doc["cases"].as_array().unwrap().clone()
+    crate::support::cases(include_str!("data/byte_size.json"))
 }
 
 /// Whether the first tile of an array's layout contains `*`.

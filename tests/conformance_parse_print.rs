@@ -5,9 +5,7 @@ use serde_json::Value;
 use xlayout::{ErrorKind, Shape};
 
 fn cases() -> Vec<Value> {
-    let text = include_str!("data/parse_print.json");
-    let doc: Value = serde_json::from_str(text).unwrap();
-    doc["cases"].as_array().unwrap().clone()
+    crate::support::cases(include_str!("data/parse_print.json"))
 }
 
 /// The one deliberate difference from XLA's parser: a literal ≥ 2⁶³ is an error here, where

@@ -10,9 +10,7 @@ use serde_json::Value;
 use xlayout::{ErrorKind, Location, Shape};
 
 fn cases() -> Vec<Value> {
-    let text = include_str!("data/validate.json");
-    let doc: Value = serde_json::from_str(text).unwrap();
-    doc["cases"].as_array().unwrap().clone()
+    crate::support::cases(include_str!("data/validate.json"))
 }
 
 /// A non-negative literal ≥ 2⁶³: XLA wraps it, our parser rejects it.

@@ -7,8 +7,7 @@ use xlayout::draw::{report_html, HtmlOptions};
 use xlayout::hlo::{decode, Analysis, GroupBy, Module, Report, ReportOptions};
 
 fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/hlo/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    crate::support::data(&format!("hlo/{name}"))
 }
 
 /// The report page of a dump.

@@ -1,9 +1,10 @@
 //! Every map of every small shape agrees with the shape's plan: a logical cell shows the
 //! offset of its index, a padding cell a padding position (each a different one), a memory
-//! cell the index stored at its offset; a tile cell the offset of the tile's corner.
+//! cell the index stored at its offset; a tile cell the offset of the tile's corner. The
+//! memory panel shows where the window is, and tiles next to each other in memory never
+//! share a colour.
 
-mod common;
-mod drawing;
+use crate::{common, drawing};
 
 use std::collections::BTreeSet;
 
@@ -35,14 +36,6 @@ fn case() -> impl Strategy<Value = (ArrayShape, MapOptions)> {
                 MapOptions { at: Some(at), origin, window, tiles: tiles_mode, memory_row: None };
             (shape, options)
         })
-}
-
-/// The elements per memory cell: 1, or a tile's in the tiles mode.
-fn unit_of(m: &drawing::Map) -> usize {
-    match &m.memory.cells[..] {
-        [a, b, ..] => b.offset - a.offset,
-        _ => 1,
-    }
 }
 
 fn parse_index(text: &str) -> Vec<usize> {
@@ -105,20 +98,42 @@ proptest! {
                 prop_assert_eq!(plan.offset(&ix).unwrap(), cell.offset);
             }
         }
-        let unit = unit_of(&m);
-        prop_assert!(unit == 1 || m.tiles);
         prop_assert!(!m.tiles || options.tiles);
-        for (k, cell) in m.memory.cells.iter().enumerate() {
-            prop_assert_eq!(cell.offset, m.memory.cells[0].offset + k * unit);
+        let spans = xlayout::draw::tile_spans(&plan);
+        let unit = if m.tiles { spans[0] } else { 1 };
+        // The memory panel: rows of memory, each the same positions of its row; in order.
+        let mem = &m.memory;
+        let firsts: Vec<usize> = mem.cells.iter().step_by(mem.cols.max(1)).map(|c| c.offset).collect();
+        for (k, cell) in mem.cells.iter().enumerate() {
+            let (row, col) = (k / mem.cols, k % mem.cols);
+            prop_assert_eq!(cell.offset - firsts[row], mem.cells[col].offset - firsts[0]);
+            prop_assert!(k == 0 || cell.offset > mem.cells[k - 1].offset || col == 0);
             prop_assert!(cell.offset < plan.padded_len());
+            prop_assert_eq!(cell.offset % unit, 0);
             let holds = index_text(&plan, cell.offset);
             prop_assert_eq!(cell.pad, holds.is_none());
             prop_assert_eq!(&cell.index, &holds);
             prop_assert_eq!(&cell.text, &holds);
         }
-        if unit > 1 {
-            // Every tile the logical panel shows starts a tile of memory.
-            prop_assert!(m.logical.cells.iter().all(|c| c.offset % unit == 0));
+        prop_assert!(firsts.windows(2).all(|w| w[0] < w[1]));
+        // Where the window is: every position the logical panel shows is drawn, unfaded
+        // (unless the panel says it was cut); a faded one is none of them.
+        let window: BTreeSet<usize> = m.logical.cells.iter().map(|c| c.offset).collect();
+        let drawn: BTreeSet<usize> = mem.cells.iter().map(|c| c.offset).collect();
+        let cut = mem.notes.iter().any(|n| n.starts_with("showing the first"));
+        prop_assert!(cut || window.is_subset(&drawn), "{shape}: {:?}", window.difference(&drawn));
+        for cell in &mem.cells {
+            prop_assert_eq!(cell.outside, !window.contains(&cell.offset) && !options_whole(&m, &options, &plan));
         }
+        let clashes = drawing::colour_clashes(&m, spans.first().copied().unwrap_or(usize::MAX));
+        prop_assert!(clashes.is_empty(), "{shape}: {clashes:?}");
     }
+}
+
+/// Whether the logical panel shows the whole of a rank <= 2 array: then the memory panel
+/// shows all of memory, nothing faded.
+fn options_whole(m: &drawing::Map, options: &MapOptions, plan: &Plan) -> bool {
+    plan.rank() <= 2
+        && options.origin == (0, 0)
+        && m.logical.notes.iter().all(|n| !n.starts_with("showing"))
 }

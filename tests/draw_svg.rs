@@ -5,7 +5,7 @@
 //! (the same derivations as /work/shared/spec and the conformance data), never taken from the
 //! code under test.
 
-mod drawing;
+use crate::drawing;
 
 use std::collections::BTreeSet;
 
@@ -205,10 +205,51 @@ fn a_window_zooms_into_a_region() {
     assert!(p.frames[0].contains(&(true, 2, 0, 4)) && p.frames[0].contains(&(false, 2, 0, 4)));
     assert!(!p.closed);
     assert_eq!(p.notes, ["showing element rows 6..10 of 16, columns 126..130 of 256"]);
-    // Memory: whole rows of 256 from the lowest offset shown, bf16_offset(6,126) = 1020, to
-    // the highest, bf16_offset(9,129) = 3075: rows 768..3328.
+    // Memory, rows of 256: rows 6-7 hold offsets 1020..1024 (columns 126, 127: the end of
+    // the row at 768) and 1792..1796 (columns 128, 129: the start of the row at 1792);
+    // rows 8-9 add 2048 to the first tile's and 2048 + 1024 to the second's: the rows at
+    // 2048 (its end) and 3072 (its start). The panel shows those 4 rows and their columns
+    // 0..4 and 252..256, the 16 other positions of them faded.
+    let window: BTreeSet<usize> =
+        (6..10).flat_map(|r| (126..130).map(move |c| bf16_offset(r, c))).collect();
     let mem = &m.memory;
-    assert_eq!((mem.cells.len(), mem.cells[0].offset), (2560, 768));
+    assert_eq!((mem.rows, mem.cols), (4, 8));
+    let mut k = 0;
+    for start in [768, 1792, 2048, 3072] {
+        for col in [0, 1, 2, 3, 252, 253, 254, 255] {
+            let cell = &mem.cells[k];
+            assert_eq!(cell.offset, start + col);
+            assert_eq!(cell.outside, !window.contains(&cell.offset), "offset {}", cell.offset);
+            k += 1;
+        }
+    }
+    assert_eq!(mem.cells.iter().filter(|c| !c.outside).count(), 16);
+    // Offset 1020 holds (6,126).
+    assert_eq!(mem.cells[4].text.as_deref(), Some("6,126"));
+    // Dashed lines above the rows at 1792 and 3072 (rows left out before them) and left of
+    // column 252.
+    assert_eq!(mem.gaps, [(false, 1, 0, 8), (false, 3, 0, 8), (true, 4, 0, 4)].into());
+    assert_eq!(
+        mem.notes,
+        [
+            "rows and columns holding none of the window left out (dashed lines)",
+            "faded: offsets outside the window"
+        ]
+    );
+    assert!(m.text.contains("memory order: where the window is, 256 offsets per row"));
+}
+
+#[test]
+fn a_window_of_whole_tiles_shows_their_memory() {
+    // The second (8,128) tile of bf16[16,256]: offsets 1024..2048, 4 whole rows of 256.
+    let o = MapOptions { origin: (0, 128), window: Some((8, 128)), ..MapOptions::default() };
+    let m = map("bf16[16,256]{1,0:T(8,128)(2,1)}", &o);
+    let mem = &m.memory;
+    assert_eq!((mem.rows, mem.cols), (4, 256));
+    let offsets: Vec<usize> = mem.cells.iter().map(|c| c.offset).collect();
+    assert_eq!(offsets, (1024..2048).collect::<Vec<_>>());
+    assert!(mem.cells.iter().all(|c| !c.outside));
+    assert!(mem.gaps.is_empty() && mem.notes.is_empty());
 }
 
 #[test]
@@ -258,16 +299,45 @@ fn large_arrays_are_cut_and_say_so() {
         m.logical.notes,
         ["showing element rows 0..64 of 4096, columns 0..64 of 4096 (choose a window to see more)"]
     );
+    // Memory, rows of 256 (MAX_MEMORY_ROW; an array row is 4096): array row r starts at
+    // r·4096, the first 64 positions of memory row 16r.
+    assert_eq!((m.memory.rows, m.memory.cols), (64, 64));
+    for (k, cell) in m.memory.cells.iter().enumerate() {
+        assert_eq!(cell.offset, (k / 64) * 4096 + k % 64);
+        assert!(!cell.outside);
+    }
+    // Columns 64..256 are left out after the last shown one: no line, the labels say it.
+    assert_eq!(m.memory.notes, ["rows holding none of the window left out (dashed lines)"]);
+    assert_eq!(m.memory.gaps.len(), 63);
     let big = MapOptions { window: Some((1000, 1000)), ..MapOptions::default() };
     let m = map("f32[4096,4096]", &big);
     assert_eq!((m.logical.rows, m.logical.cols), (64, 256));
     assert_eq!(m.logical.cells.len(), MAX_CELLS);
     assert!(m.logical.notes[0].ends_with("(at most 16384 cells per panel)"));
-    // The window touches offsets 0..63·4096+256; memory shows the first 16384 of them.
-    assert_eq!(m.memory.cells.len(), MAX_CELLS);
+    // Each array row of the window is one whole memory row: 64 rows, the 63 between them
+    // left out.
+    assert_eq!((m.memory.rows, m.memory.cols), (64, 256));
+    assert_eq!(m.memory.cells[256].offset, 4096);
+    assert_eq!(m.memory.gaps.len(), 63);
+    assert_eq!(m.memory.notes, ["rows holding none of the window left out (dashed lines)"]);
+    // Shifted by 100 columns, array row r covers memory rows 16r (positions 100..256) and
+    // 16r + 1 (0..100): 128 rows of all 256 columns, twice the cap. The first 64 rows (array
+    // rows 0..32) are drawn, and the picture says so.
+    let shifted = MapOptions { origin: (0, 100), window: Some((64, 256)), ..MapOptions::default() };
+    let m = map("f32[4096,4096]", &shifted);
+    assert_eq!((m.memory.rows, m.memory.cols, m.memory.cells.len()), (64, 256, MAX_CELLS));
+    for (k, cell) in m.memory.cells.iter().enumerate() {
+        let (row, col) = (k / 256, k % 256);
+        assert_eq!(cell.offset, (row / 2) * 4096 + (row % 2) * 256 + col);
+        assert_eq!(cell.outside, if row % 2 == 0 { col < 100 } else { col >= 100 }, "{k}");
+    }
     assert_eq!(
         m.memory.notes,
-        ["showing positions 0..16384 of the 0..258304 the window touches (at most 16384 cells per panel)"]
+        [
+            "showing the first 64 of the 128 rows that hold the window (at most 16384 cells per panel)",
+            "rows holding none of the window left out (dashed lines)",
+            "faded: offsets outside the window",
+        ]
     );
 }
 
@@ -286,6 +356,14 @@ fn huge_arrays_stay_small_pictures() {
         assert!(m.text.len() < 10 << 20, "{shape}: {} bytes", m.text.len());
         assert!(!m.logical.notes.is_empty(), "{shape}");
     }
+    // A whole array whose `L` tail is 2^40 elements: memory in rows of 2 (a row of the
+    // array), 2^39 of them; the first 8192 fill the panel.
+    let m = map("f32[2]{0:L(1099511627776)}", &MapOptions::default());
+    assert_eq!((m.memory.rows, m.memory.cols), (8192, 2));
+    assert_eq!(
+        m.memory.notes,
+        ["showing the first 8192 of the 549755813888 rows (at most 16384 cells per panel)"]
+    );
 }
 
 #[test]
@@ -335,4 +413,37 @@ fn bad_requests_are_errors() {
     let unbounded: Shape = "f32[?,5]".parse().unwrap();
     let e = map_svg(unbounded.try_array().unwrap(), &d()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotStaticArray);
+}
+
+#[test]
+fn tiles_next_in_memory_differ_in_colour() {
+    // Each layout with the memory one first-level tile takes: its elements, or for the
+    // multi-level ones the (8,128) or (2,4) tile, the inner (2,1) tiles filling it exactly.
+    // In f32[]{:T(5)(5,2)} the (5,2) level re-splits the axis that counts the (5) tiles, so
+    // runs of 5 positions stand for them (30 positions: [1,3,5,2]); the property test found
+    // runs 1 and 2 alike under the old colouring.
+    let tiles = MapOptions { tiles: true, ..MapOptions::default() };
+    let window = MapOptions { origin: (6, 120), window: Some((12, 24)), ..MapOptions::default() };
+    let cases = [
+        ("f32[3,5]{1,0:T(2,2)}", MapOptions::default(), 4),
+        ("f32[3,5]{0,1:T(2,2)}", MapOptions::default(), 4),
+        ("f32[9,13]{1,0:T(2,2)L(64)}", MapOptions::default(), 4),
+        ("f32[16,16]{1,0:T(2,4)(2,1)}", MapOptions::default(), 8),
+        ("f32[24,40]{0,1:T(4,8)}", MapOptions::default(), 32),
+        ("bf16[16,256]{1,0:T(8,128)(2,1)}", MapOptions::default(), 1024),
+        ("bf16[32,512]{1,0:T(8,128)(2,1)}", window.clone(), 1024),
+        ("f32[64,1024]{1,0:T(8,128)}", tiles.clone(), 1024),
+        ("f32[1024,64]{0,1:T(8,128)}", tiles.clone(), 1024),
+        ("bf16[100,300]{0,1:T(8,128)(2,1)}", tiles.clone(), 1024),
+        ("f32[2,30,30]{2,1,0:T(4,4)}", MapOptions { at: Some(vec![1]), ..tiles }, 16),
+        ("f32[]{:T(5)(5,2)}", MapOptions::default(), 5),
+    ];
+    for (shape, options, span) in cases {
+        let m = map(shape, &options);
+        assert_eq!(drawing::colour_clashes(&m, span), Vec::<String>::new(), "{shape}");
+        // Several tiles, so the check checks something.
+        let cells = m.logical.cells.iter().chain(&m.memory.cells);
+        let colours: BTreeSet<&str> = cells.map(|c| c.fill.as_str()).collect();
+        assert!(colours.len() >= 2, "{shape}");
+    }
 }

@@ -4,7 +4,7 @@
 //! structured ones. The fuzzer explores far more (README, Fuzzing); this keeps the properties
 //! true between its runs.
 
-mod checks;
+use crate::checks;
 
 use std::collections::HashMap;
 use std::path::Path;

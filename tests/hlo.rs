@@ -7,20 +7,24 @@
 //! five shapes of public TPU out-of-memory reports are checked on their own first.
 
 use xlayout::hlo::{
-    best_layout, decode, Analysis, CallContext, Diagnostic, DiagnosticKind, GroupBy, Module,
-    Ownership, Report, ReportOptions, ShapeFacts, Totals,
+    best_layout, decode, Analysis, CallContext, CompId, Diagnostic, DiagnosticKind, GroupBy,
+    InstrId, Module, Ownership, Report, ReportOptions, ShapeFacts, Totals,
 };
 use xlayout::Shape;
 
+/// The positions of a list of instructions (the order the module text has them in).
+fn positions(list: &[InstrId]) -> Vec<usize> {
+    list.iter().map(|i| i.index()).collect()
+}
+
 fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/hlo/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    crate::support::data(&format!("hlo/{name}"))
 }
 
 /// One row in one line: line, computation, name, opcode, shape, memory spaces, array and
 /// logical bytes, tiling padding + widening, expansion, ownership, owned bytes, then
 /// op_name, source, causes and the better layout where there are some.
-fn describe(a: &Analysis, i: usize) -> String {
+fn describe(a: &Analysis, i: InstrId) -> String {
     let r = a.row(i);
     let spaces: Vec<String> = r.memory_spaces.iter().map(|s| s.to_string()).collect();
     let sizes = match r.sizes {
@@ -62,7 +66,7 @@ fn describe(a: &Analysis, i: usize) -> String {
 }
 
 fn rows(a: &Analysis) -> Vec<String> {
-    (0..a.module.instructions.len()).map(|i| describe(a, i)).collect()
+    a.module.instructions.ids().map(|i| describe(a, i)).collect()
 }
 
 fn assert_rows(a: &Analysis, expected: &[&str]) {
@@ -190,10 +194,10 @@ fn tpu_oom_shapes_as_a_module() {
         34_359_738_368 + 6_442_450_944 + 4_294_967_296 + 268_435_456 + 5_242_880
     );
     assert_eq!(r.totals.owned.sizes.widening_bytes, 201_326_592);
-    assert_eq!(r.top_allocated, [0, 1, 2, 3, 4]);
-    assert_eq!(r.top_padding, [0, 1, 2, 3, 4]);
+    assert_eq!(positions(&r.top_allocated), [0, 1, 2, 3, 4]);
+    assert_eq!(positions(&r.top_padding), [0, 1, 2, 3, 4]);
     // 128x, 32x, then the two 4x buffers, the larger first, then 3.2x.
-    assert_eq!(r.top_expansion, [1, 0, 2, 3, 4]);
+    assert_eq!(positions(&r.top_expansion), [1, 0, 2, 3, 4]);
 }
 
 #[test]
@@ -272,7 +276,7 @@ fn tpu_train_step() {
     assert_eq!(comps, [("main.20", 8)]);
     // copy-start (S(1) destination + context) first, then the two 20 MiB arrays in
     // file order, ... down to the two 512-byte scalars.
-    assert_eq!(r.top_allocated, [23, 21, 28, 26, 20, 24, 22, 27]);
+    assert_eq!(positions(&r.top_allocated), [23, 21, 28, 26, 20, 24, 22, 27]);
 }
 
 #[test]
@@ -296,15 +300,19 @@ fn gpu_module_with_every_awkward_form() {
         ]
     );
     // The custom-call's backend_config takes 12 lines, the last a lone `}`.
-    let gemm = &m.instructions[8];
-    assert_eq!((gemm.name, gemm.line, m.instructions[9].line), ("cublas-gemm.7", 31, 43));
+    let gemm = &m.instructions[InstrId::new(8)];
+    let next = &m.instructions[InstrId::new(9)];
+    assert_eq!((gemm.name, gemm.line, next.line), ("cublas-gemm.7", 31, 43));
     assert!(gemm.attributes.ends_with("\"epilogue\": \"DEFAULT\"\n    }\n  }"));
-    assert_eq!(gemm.operands, ["get-tuple-element.5", "get-tuple-element.6"]);
-    let w = &m.instructions[27];
-    assert_eq!(
-        w.called.iter().map(|c| c.computation).collect::<Vec<_>>(),
-        ["region_cond", "region_body"]
-    );
+    let operands: Vec<_> = gemm.operands.iter().map(|o| (o.name, o.id)).collect();
+    let gte = |n| (n, m.instruction_id(n));
+    assert_eq!(operands, [gte("get-tuple-element.5"), gte("get-tuple-element.6")]);
+    assert!(operands.iter().all(|o| o.1.is_some()));
+    let w = &m.instructions[InstrId::new(27)];
+    let called: Vec<_> = w.called.iter().map(|c| c.name).collect();
+    assert_eq!(called, ["region_cond", "region_body"]);
+    let ids: Vec<_> = w.called.iter().map(|c| c.id).collect();
+    assert_eq!(ids, [m.computation_id("region_cond"), m.computation_id("region_body")]);
     let a = Analysis::new(&m);
     assert_rows(
         &a,
@@ -367,7 +375,7 @@ fn fragment_without_module_line_or_entry() {
     assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
     assert_eq!((m.name, m.entry, m.computations.len()), (None, None, 1));
     // Called by a fusion outside any computation: still fused.
-    assert_eq!(m.computations[0].context, CallContext::Embedded);
+    assert_eq!(m.computations[CompId::new(0)].context, CallContext::Embedded);
     let a = Analysis::new(&m);
     // all-gather-start: {aliased operand, destination}; it owns the destination,
     // 4096 x 512 (500 -> 512) x 4. collective-permute-start owns {1}, {2}, {3}:
@@ -537,9 +545,9 @@ fn groups_and_min_bytes() {
     assert_eq!(shapes[0], ("f32[1280,4096]{1,0:T(8,128)}".to_string(), 2, 41_943_040));
     let o = ReportOptions { min_bytes: 4 << 20, top: 2, ..ReportOptions::default() };
     let r = Report::new(&a, o);
-    assert_eq!(r.top_allocated, [23, 21]);
-    assert_eq!(r.top_padding, [20]); // Arg_2.3 and fusion.2 are under 4 MiB
-                                     // Totals do not depend on what is listed.
+    assert_eq!(positions(&r.top_allocated), [23, 21]);
+    assert_eq!(positions(&r.top_padding), [20]); // Arg_2.3 and fusion.2 are under 4 MiB
+                                                 // Totals do not depend on what is listed.
     assert_eq!(r.totals.owned.instructions, 8);
 }
 

@@ -4,7 +4,7 @@
 //! (hundreds of thousands of lines times megabytes); no time is measured.
 
 use proptest::prelude::*;
-use xlayout::hlo::{decode, Analysis, DiagnosticKind, Module, Report, ReportOptions};
+use xlayout::hlo::{decode, Analysis, DiagnosticKind, InstrId, Module, Report, ReportOptions};
 
 /// Everything the library does with a text, down to the JSON.
 fn everything(bytes: &[u8]) -> (usize, usize) {
@@ -40,7 +40,7 @@ fn one_long_line_of_openers_and_comment_starts() {
         format!("%x = (f32[1], {} add(%y)\n%z = f32[1]{{0}} negate(%x)\n", "/*(".repeat(1 << 20));
     let m = Module::parse(&text);
     assert_eq!(m.instructions.len(), 1);
-    assert_eq!(m.instructions[0].name, "z");
+    assert_eq!(m.instructions[InstrId::new(0)].name, "z");
     let kinds: Vec<_> = m.diagnostics.iter().map(|d| d.kind).collect();
     use DiagnosticKind::*;
     assert_eq!(kinds, [UnreadableLine, Unclosed, InvalidShape, Unterminated]);
@@ -67,7 +67,7 @@ fn deep_nesting_is_refused_before_the_parser() {
     let m = Module::parse(&ok);
     assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
     let a = Analysis::new(&m);
-    assert_eq!(a.facts(0).unwrap().total.array_bytes, 4);
+    assert_eq!(a.facts(InstrId::new(0)).unwrap().total.array_bytes, 4);
 }
 
 #[test]
@@ -102,12 +102,12 @@ fn huge_sizes_and_ranks() {
     let a = Analysis::new(&m);
     // No size beyond int64 (2^60 floats and 2^62 bytes, each tiled to 8 rows), none for `?`: an
     // explanation instead.
-    for i in [0, 1, 3] {
+    for i in [0, 1, 3].map(InstrId::new) {
         let leaf = &a.facts(i).unwrap().leaves[0];
-        assert!(leaf.sizes.is_none() && leaf.no_size.is_some(), "{i}: {leaf:?}");
+        assert!(leaf.sizes.is_none() && leaf.no_size.is_some(), "{i:?}: {leaf:?}");
     }
     // Rank 33: 33 x 32 orders sized exactly; the 3 goes most minor... it is already.
-    let c = a.facts(2).unwrap().leaves[0].sizes.unwrap();
+    let c = a.facts(InstrId::new(2)).unwrap().leaves[0].sizes.unwrap();
     assert_eq!(c.array_bytes, 8 * 128 * 4);
     let r = Report::new(&a, ReportOptions::default());
     assert_eq!((r.totals.unsized_owners, r.totals.owned.instructions), (3, 4));

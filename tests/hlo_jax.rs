@@ -9,16 +9,11 @@ use serde_json::Value;
 use xlayout::hlo::{decode, Analysis, Module, Ownership, Report, ReportOptions};
 
 fn data(path: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/hlo/jax_cpu/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn manifest() -> Value {
-    serde_json::from_slice(&data("manifest.json")).unwrap()
+    crate::support::data(&format!("hlo/jax_cpu/{path}"))
 }
 
 fn programs() -> Vec<Value> {
-    manifest()["programs"].as_array().unwrap().clone()
+    crate::support::jax_programs()
 }
 
 #[test]
@@ -86,7 +81,7 @@ fn owned_memory_is_xla_buffer_assignment() {
         let a = Analysis::new(&m);
         let mut ours = Values::new();
         let mut shapes = BTreeMap::new();
-        for (i, ins) in m.instructions.iter().enumerate() {
+        for (i, ins) in m.instructions.iter_enumerated() {
             shapes.insert(ins.name.to_string(), true);
             for leaf in a.owned_leaves(i) {
                 let size = leaf.sizes.expect("CPU shapes all have a size").array_bytes;
@@ -115,7 +110,9 @@ fn mlp_forward_rows() {
     let (text, _) = decode(&bytes);
     let m = Module::parse(&text);
     let a = Analysis::new(&m);
-    let rows: Vec<String> = (0..m.instructions.len())
+    let rows: Vec<String> = m
+        .instructions
+        .ids()
         .map(|i| {
             let r = a.row(i);
             let s = r.sizes.unwrap().sizes;

@@ -12,20 +12,12 @@ use xlayout::hlo::{
     decode, size_differences, Analysis, Bound, BufferAssignment, LiveRangeDump, Module, Peak, Rule,
 };
 
-fn root() -> String {
-    format!("{}/tests/data/hlo/jax_cpu", env!("CARGO_MANIFEST_DIR"))
-}
-
 fn read(program: &str, file: &str) -> String {
-    let path = format!("{}/{program}/{file}", root());
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    decode(&bytes).0.into_owned()
+    decode(&crate::support::data(&format!("hlo/jax_cpu/{program}/{file}"))).0.into_owned()
 }
 
 fn manifest() -> Vec<Value> {
-    let text = std::fs::read_to_string(format!("{}/manifest.json", root())).unwrap();
-    let m: Value = serde_json::from_str(&text).unwrap();
-    m["programs"].as_array().unwrap().clone()
+    crate::support::jax_programs()
 }
 
 /// What differs between the project's peak of one program and XLA's files; empty when
@@ -154,8 +146,7 @@ fn peak_of(text: &str) -> (Module<'_>, Peak) {
 }
 
 fn data(name: &str) -> String {
-    let path = format!("{}/tests/data/hlo/peak/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    crate::support::data_text(&format!("hlo/peak/{name}"))
 }
 
 /// A TPU-style module with tiles: XLA's sizes (`ByteSizeOf`, no tiles) against the

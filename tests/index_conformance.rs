@@ -6,11 +6,6 @@
 use serde_json::Value;
 use xlayout::{ErrorKind, Plan, Shape};
 
-fn cases(text: &str) -> Vec<Value> {
-    let doc: Value = serde_json::from_str(text).unwrap();
-    doc["cases"].as_array().unwrap().clone()
-}
-
 fn usizes(v: &Value) -> Vec<usize> {
     v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect()
 }
@@ -37,7 +32,7 @@ fn row_major_indices(dims: &[usize]) -> Vec<Vec<usize>> {
 
 #[test]
 fn linear_index_cases() {
-    let cases = cases(include_str!("data/linear_index.json"));
+    let cases = crate::support::cases(include_str!("data/linear_index.json"));
     assert_eq!(cases.len(), 46);
     let (mut points, mut grids, mut memory) = (0, 0, 0);
     for case in &cases {
@@ -91,7 +86,7 @@ fn linear_index_cases() {
 
 #[test]
 fn doc_example_grids() {
-    let cases = cases(include_str!("data/doc_examples.json"));
+    let cases = crate::support::cases(include_str!("data/doc_examples.json"));
     assert_eq!(cases.len(), 3);
     for case in &cases {
         let text = case["shape"].as_str().unwrap();
@@ -109,7 +104,7 @@ fn doc_example_grids() {
 
 #[test]
 fn nested_model_bytes() {
-    let cases = cases(include_str!("data/byte_size.json"));
+    let cases = crate::support::cases(include_str!("data/byte_size.json"));
     assert_eq!(cases.len(), 85);
     let (mut checked, mut trailing, mut not_arrays) = (0, 0, 0);
     for case in &cases {

@@ -9,7 +9,7 @@
 
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 use xlayout::{ArrayShape, Plan, PrimitiveType, Shape};
 
 /// A dense row-major array of element ids (`None` = padding).

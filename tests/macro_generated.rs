@@ -37,7 +37,7 @@ type Check = fn() -> (&'static str, usize);
 /// index (of every tenth one beyond 2^16), `index_of` of every grid position, memory order.
 /// Returns the text and how many indices were compared.
 fn agrees<L: StaticLayout>() -> (&'static str, usize) {
-    let layout = L::default();
+    let layout = L::LAYOUT;
     let shape: Shape = L::TEXT.parse().unwrap();
     let plan: Plan = shape.as_array().unwrap().plan().unwrap();
     assert_eq!(

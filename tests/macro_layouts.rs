@@ -7,8 +7,8 @@ use xlayout::fixed::{StaticLayout, TypedLayout};
 use xlayout::{layout, Buffer, PrimitiveType, Shape, TileDim};
 
 layout! {
-    /// Figure 1 of XLA's tiled-layout document.
-    #[derive(PartialOrd)]
+    /// Figure 1 of XLA's tiled-layout document; derives of its own pass through.
+    #[derive(Debug, Default, PartialEq, Eq, Hash, PartialOrd)]
     pub struct Fig1 = f32[3,5]{1,0:T(2,2)};
 
     pub(crate) struct Fig2 = f32[4,8]<1,0:T(2,4)(2,1)>;
@@ -24,9 +24,12 @@ layout! {
     struct Longer = f32[8]{0:T(2,2)};
 }
 
-// The promises: zero-sized, Copy, Send, Sync, the traits.
+// The promises: zero-sized, Copy, Send, Sync, the traits; nothing else is derived (each derive
+// would cost every layout's build), and a user's own derives pass through.
 assert_eq_size!(Fig1, ());
 assert_eq_size!(Pasted, ());
+assert_impl_all!(Pasted: Copy, Clone, Send, Sync, StaticLayout, TypedLayout);
+assert_not_impl_any!(Pasted: Default, core::fmt::Debug, PartialEq, core::hash::Hash);
 assert_impl_all!(Fig1: Copy, Clone, Send, Sync, Default, core::fmt::Debug, PartialEq, Eq, core::hash::Hash, StaticLayout, TypedLayout);
 assert_impl_all!(Packed: StaticLayout);
 assert_not_impl_any!(Packed: TypedLayout); // 4-bit elements are not whole Rust values
@@ -184,11 +187,11 @@ where
         (Made::ELEMENT_BITS, Made::GRID_LEN, Made::PADDED_LEN, Made::BYTE_LEN, Made::XLA_BYTE_SIZE)
     );
     for o in 0..Made::GRID_LEN + 6 {
-        assert_eq!(Hand::default().index_of(o), Made::default().index_of(o), "{o}");
+        assert_eq!(Hand::LAYOUT.index_of(o), Made::LAYOUT.index_of(o), "{o}");
     }
     for i in 0..=Made::DIMS[0] {
         for j in 0..=Made::DIMS[1] {
-            let (h, m) = (Hand::default(), Made::default());
+            let (h, m) = (Hand::LAYOUT, Made::LAYOUT);
             assert_eq!(h.checked_offset([i, j]), m.checked_offset([i, j]), "{i} {j}");
         }
     }
@@ -196,16 +199,29 @@ where
 
 layout! {
     struct Nibbles = u4[4,4]{1,0:E(4)};
+    struct PairRows = f32[16,256]{1,0:T(8,128)(2,1)};
+    struct Pairs = f32[4,2]{1,0:T(2,1)};
+    struct Vector = f32[8]{0:T(2,2)};
 }
 
 /// The hand-written layouts in layout-runtime's docs are exactly what the macro generates.
 #[test]
 fn doc_layouts_match_the_macro() {
-    use xlayout::__doc_layouts::{F32x2x2, F32x3x5T2x2, U4x4x4E4};
+    use xlayout::__doc_layouts::U4x4x4E4;
+    use xlayout::__doc_layouts::{F32x16x256T8x128T2x1, F32x3x5T2x2, F32x4x2T2x1, F32x8T2x2};
     use xlayout::fixed::{PackedLayout, TiledLayout};
+    type Tile<L> = <L as TiledLayout>::Tile;
     same_layout::<F32x3x5T2x2, Fig1>();
-    same_layout::<F32x2x2, <Fig1 as TiledLayout>::Tile>();
+    same_layout::<Tile<F32x3x5T2x2>, Tile<Fig1>>();
+    same_layout::<F32x16x256T8x128T2x1, PairRows>();
+    same_layout::<Tile<F32x16x256T8x128T2x1>, Tile<PairRows>>();
+    same_layout::<F32x4x2T2x1, Pairs>();
     same_layout::<U4x4x4E4, Nibbles>();
+    same_layout::<Tile<F32x8T2x2>, Tile<Vector>>();
+    assert_eq!((F32x8T2x2::TEXT, F32x8T2x2::GRID_LEN), (Vector::TEXT, Vector::GRID_LEN));
+    for o in 0..20 {
+        assert_eq!(F32x8T2x2.index_of(o), Vector.index_of(o), "{o}");
+    }
     assert_eq!(<F32x3x5T2x2 as TiledLayout>::TILE_COUNT, <Fig1 as TiledLayout>::TILE_COUNT);
     assert_eq!(<F32x3x5T2x2 as TypedLayout>::ZEROED, <Fig1 as TypedLayout>::ZEROED);
     assert_eq!(<U4x4x4E4 as PackedLayout>::ZEROED, <Nibbles as PackedLayout>::ZEROED);
@@ -238,7 +254,7 @@ where
     buf.unpack_into(&mut back).unwrap();
     assert_eq!(back, values);
     let mut through_view = vec![<L::Elem as xlayout::Element>::ZERO; storage.len()];
-    xlayout::fixed::ViewMut::<L>::new(&mut through_view).unwrap().pack_from(&values).unwrap();
+    xlayout::StaticViewMut::<L>::new(&mut through_view).unwrap().pack_from(&values).unwrap();
     assert_eq!(through_view, storage);
     let e = Buffer::<L>::from_row_major(&values[..n.saturating_sub(1)]);
     assert_eq!(e.is_err(), n > 0);
@@ -280,7 +296,7 @@ fn pack_and_unpack_agree_with_the_runtime() {
 #[test]
 fn pack_errors_leave_storage_alone() {
     let mut storage = vec![7.0f32; 24];
-    let mut view = xlayout::fixed::ViewMut::<Fig1>::new(&mut storage).unwrap();
+    let mut view = xlayout::StaticViewMut::<Fig1>::new(&mut storage).unwrap();
     let e = view.pack_from(&[1.0; 14]).unwrap_err();
     assert_eq!((e.expected, e.actual), (15, 14));
     assert_eq!(
@@ -288,4 +304,48 @@ fn pack_errors_leave_storage_alone() {
         "the row-major slice has 14 elements; the array f32[3,5]{1,0:T(2,2)} has 15"
     );
     assert!(storage.iter().all(|&x| x == 7.0));
+}
+
+/// A custom element size is XLA's: its parser and verifier take `E(n)` on any element type
+/// (tests/data/element_size.json, from jaxlib by tests/data/element_size.py), and so do the
+/// runtime and `layout!`. A width that is neither the type's own nor, for a sub-byte type, its
+/// packing has no storage (XLA's CPU compiler drops such an `E(n)`): `layout!` says so with
+/// a warning at the `E`, which this module allows, and the layout keeps its offsets and sizes.
+#[allow(deprecated)]
+mod element_size {
+    use static_assertions::{assert_impl_all, assert_not_impl_any};
+    use xlayout::fixed::{PackedLayout, StaticLayout, TypedLayout};
+    use xlayout::{layout, Shape};
+
+    layout! {
+        struct Wide = bf16[64,384]{1,0:T(8,128)(2,1)E(4)};
+        struct Own = bf16[64,384]{1,0:E(16)};
+        struct Nibbles = s4[64,128]{1,0:T(64,128)(8,1)E(4)};
+        struct Spread = u2[8]{0:E(4)};
+    }
+
+    assert_impl_all!(Wide: StaticLayout);
+    assert_not_impl_any!(Wide: TypedLayout, PackedLayout);
+    assert_impl_all!(Own: TypedLayout);
+    assert_impl_all!(Nibbles: PackedLayout);
+    assert_not_impl_any!(Spread: TypedLayout, PackedLayout);
+
+    #[test]
+    fn xla_takes_every_element_size_and_so_does_the_runtime() {
+        let doc: serde_json::Value =
+            serde_json::from_str(include_str!("data/element_size.json")).unwrap();
+        let cases = doc["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 9);
+        for case in cases {
+            let text = case["shape"].as_str().unwrap();
+            let parsed = case["parsed"].as_str().unwrap();
+            let shape: Shape = text.parse().unwrap();
+            assert_eq!(format!("ok {shape}"), parsed);
+        }
+        // The offsets stay (in elements), and the sizes count E(4) bits an element.
+        assert_eq!(Wide::TEXT, "bf16[64,384]{1,0:T(8,128)(2,1)E(4)}");
+        assert_eq!(Wide.offset([1, 130]), 1024 + 2 * 2 + 1);
+        assert_eq!((Wide::ELEMENT_BITS, Wide::BYTE_LEN), (4, 64 * 384 / 2));
+        assert_eq!(Spread::BYTE_LEN, 4);
+    }
 }

@@ -30,7 +30,7 @@
     clippy::same_name_method
 )]
 
-use xlayout::layout;
+use xlayout::{layout, StaticLayout};
 
 layout! {
     /// Figure 1 of XLA's tiled-layout document: power-of-two tiles.

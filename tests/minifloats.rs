@@ -9,8 +9,7 @@ use xlayout::{
     F8e5m2fnuz, F8e8m0fnu,
 };
 
-#[path = "common/minifloats.rs"]
-mod minifloat_table;
+use crate::common::minifloats as minifloat_table;
 use minifloat_table::{table, tables};
 
 /// A type under test: its conversions as plain functions of bits.

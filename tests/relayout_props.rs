@@ -10,7 +10,7 @@
 
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 use xlayout::{
     read_packed, relayout, write_packed, ArrayShape, ErrorKind, Plan, PrimitiveType, RelayoutPlan,
     Shape, Simd,
@@ -344,8 +344,12 @@ fn bad_shapes_are_refused_and_dst_untouched() {
 /// alone.
 #[test]
 fn an_unknown_simd_level_is_ignored_with_one_warning() {
+    // The test's name in the harness: its module path without the crate's name.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let name = format!("{module}::plans_take_the_simd_level_the_environment_names");
+    let name = name.trim_start_matches("::");
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "plans_take_the_simd_level_the_environment_names", "--nocapture"])
+        .args(["--exact", name, "--nocapture"])
         .env("XLAYOUT_SIMD", "avx9")
         .output()
         .unwrap();

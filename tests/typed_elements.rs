@@ -11,8 +11,7 @@ use xlayout::{
     StaticLayout, S1, S2, S4, U1, U2, U4,
 };
 
-#[path = "common/minifloats.rs"]
-mod minifloat_table;
+use crate::common::minifloats as minifloat_table;
 
 layout! {
     struct Pred = pred[3];
@@ -60,11 +59,11 @@ where
     // By value (a NaN reads back as a NaN; its bits are checked below).
     let nan = value.partial_cmp(&value).is_none();
     assert!(buf[[1]] == value || nan, "{} {:?}", L::TEXT, buf[[1]]);
-    assert_eq!(buf.bits()[L::default().offset([1])], bits, "{}", L::TEXT);
+    assert_eq!(buf.bits()[L::LAYOUT.offset([1])], bits, "{}", L::TEXT);
     let zeros = Buffer::<L>::zeroed();
     let zero = zeros.bits()[0];
-    assert_eq!(buf.bits()[L::default().offset([0])], zero, "{}", L::TEXT);
-    assert_eq!(buf.bits()[L::default().offset([2])], zero, "{}", L::TEXT);
+    assert_eq!(buf.bits()[L::LAYOUT.offset([0])], zero, "{}", L::TEXT);
+    assert_eq!(buf.bits()[L::LAYOUT.offset([2])], zero, "{}", L::TEXT);
 }
 
 #[test]

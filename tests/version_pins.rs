@@ -41,3 +41,36 @@ fn crates_pin_each_other_exactly() {
         ]
     );
 }
+
+/// A crate that depends on `xlayout` with its default features builds the library only: the
+/// command's dependencies (its argument parser and writers) live in `xlayout-cli`.
+#[test]
+fn the_library_builds_none_of_the_command_s_dependencies() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| String::from("cargo"));
+    let tree = |package: &str| {
+        let out = std::process::Command::new(&cargo)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["tree", "--offline", "-e", "normal", "--prefix", "none", "-p", package])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut names: Vec<String> =
+            text.lines().filter_map(|l| l.split(' ').next()).map(str::to_owned).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let command_only = ["clap", "csv", "serde_json"];
+    let library = tree("xlayout");
+    assert!(library.contains(&String::from("layout-runtime")), "{library:?}");
+    for name in command_only {
+        assert!(!library.contains(&String::from(name)), "the library builds {name}: {library:?}");
+    }
+    // The command does use them: the check above would pass vacuously if `cargo tree`
+    // printed nothing useful.
+    let command = tree("xlayout-cli");
+    for name in command_only {
+        assert!(command.contains(&String::from(name)), "{command:?}");
+    }
+}

@@ -2,7 +2,9 @@
 //! module adds is only what a *static* layout cannot hold (a tuple, a dynamic dimension), and
 //! the mapping of every error's byte range to the tokens that wrote it.
 
-use layout_runtime::{ArrayShape, Dim, Error, ErrorKind, Location, Path, Plan, Shape};
+use std::ops::Range;
+
+use layout_runtime::{ArrayShape, Dim, Error, ErrorKind, Location, Path, Plan, Shape, SourceMap};
 
 use crate::text::Source;
 
@@ -12,6 +14,8 @@ pub struct Checked {
     pub plan: Plan,
     /// XLA's ArraySize, when XLA has one (not for `*` in the first tile).
     pub xla_byte_size: Option<u64>,
+    /// The bytes of the text that wrote `E(n)`, if it did.
+    pub element_size_at: Option<Range<usize>>,
 }
 
 impl Checked {
@@ -20,7 +24,7 @@ impl Checked {
     pub fn of(array: ArrayShape) -> Option<Checked> {
         let plan = array.plan().ok()?;
         let xla_byte_size = array.byte_size().ok();
-        Some(Checked { array, plan, xla_byte_size })
+        Some(Checked { array, plan, xla_byte_size, element_size_at: None })
     }
 }
 
@@ -46,7 +50,7 @@ impl Errors<'_> {
 
     /// A runtime error, at the bytes it names (an error that has only a model path gets
     /// its bytes from the parser's source map).
-    fn runtime(&mut self, e: &Error, map: &layout_runtime::SourceMap) {
+    fn runtime(&mut self, e: &Error, map: &SourceMap) {
         let located = map.locate(e.clone());
         let message = with_hint(&located);
         self.push(self.source.error(located.span(), &message));
@@ -63,20 +67,42 @@ fn with_hint(e: &Error) -> String {
     format!("{}{hint}", e.message())
 }
 
-/// The most text one invocation may hold: 64 KiB, far beyond any shape XLA prints (a rank-8
-/// shape with three tile levels is under 100 bytes) and small enough that every check and
-/// the generated code stay cheap for rustc.
+/// The most shape text one invocation may hold, all its layouts together: 64 KiB, far beyond
+/// any shape XLA prints (a rank-8 shape with three tile levels is under 100 bytes) and
+/// hundreds of layouts of the usual kind, while the work it sets the compiler (the checks and
+/// the generated code, both in proportion to the text) stays a few seconds at most.
 pub const MAX_TEXT: usize = 64 << 10;
 
-pub fn check(source: &Source) -> Result<Checked, Failure> {
-    if source.text.len() > MAX_TEXT {
-        let message = format!(
-            "the shape text is {} bytes; `layout!` reads at most {MAX_TEXT} (its limit on \
-             input size; XLA's shapes are far smaller)",
-            source.text.len()
-        );
-        return Err(Failure { errors: source.error(None, &message), shape: None });
+/// `Ok` when the shapes of one invocation hold at most [`MAX_TEXT`] bytes together; else the
+/// error, at the first shape that passes the limit.
+pub fn within_limit(sources: &[Source]) -> Result<(), syn::Error> {
+    let mut total = 0usize;
+    for (k, source) in sources.iter().enumerate() {
+        total += source.text.len();
+        if total > MAX_TEXT {
+            let all: usize = sources.iter().map(|s| s.text.len()).sum();
+            let limit = format!(
+                "one invocation reads at most {MAX_TEXT} (its limit on input size; XLA's shapes \
+                 are far smaller)"
+            );
+            let message = if sources.len() == 1 {
+                format!("the shape text is {all} bytes, and {limit}")
+            } else {
+                format!(
+                    "this `layout!` holds {all} bytes of shape text, and {limit}: the shapes up \
+                     to this one, number {} of {}, already hold {total}; split the items into \
+                     several `layout!` invocations",
+                    k + 1,
+                    sources.len()
+                )
+            };
+            return Err(source.error(None, &message));
+        }
     }
+    Ok(())
+}
+
+pub fn check(source: &Source) -> Result<Checked, Failure> {
     let mut errors = Errors { source, all: None };
     let (shape, map) = match Shape::parse_with_source_map(&source.text) {
         Ok(parsed) => parsed,
@@ -126,7 +152,9 @@ pub fn check(source: &Source) -> Result<Checked, Failure> {
     match array.plan() {
         Ok(plan) => {
             let xla_byte_size = array.byte_size().ok();
-            Ok(Checked { array, plan, xla_byte_size })
+            let at = Path { tuple_indices: Vec::new(), location: Location::ElementSize };
+            let element_size_at = map.span(&at);
+            Ok(Checked { array, plan, xla_byte_size, element_size_at })
         }
         Err(e) => {
             errors.runtime(&e, &map);

@@ -9,15 +9,18 @@ use layout_runtime::{ArrayShape, Dim, PrimitiveType, Shape};
 use proc_macro2::{TokenStream, TokenTree};
 
 use crate::check::Checked;
+use crate::emit;
 use crate::input::LayoutDef;
+use crate::storage;
+use crate::text::Source;
 
 pub fn placeholder(
     krate: &TokenTree,
     def: &LayoutDef,
     shape: Option<&ArrayShape>,
-    text: &str,
+    source: &Source,
 ) -> TokenStream {
-    let recovered = shape.is_none().then(|| dims_prefix(text)).flatten();
+    let recovered = shape.is_none().then(|| dims_prefix(&source.text)).flatten();
     let like = shape.or(recovered.as_ref()).and_then(|a| {
         let dims = a.dims.iter().map(|d| match d {
             Dim::Static(n) | Dim::Bounded(n) => *n,
@@ -28,7 +31,7 @@ pub fn placeholder(
     let checked = like
         .or_else(|| Checked::of(ArrayShape::new(PrimitiveType::F32, [])))
         .expect("f32[] always has a plan");
-    crate::expand::expand(krate, def, &checked)
+    emit::layout(krate, def, &checked, &storage::choose(&checked, source))
 }
 
 /// The element type and dimensions of a text that failed to parse later on (in its layout),

@@ -2,7 +2,6 @@
 //! expression form) or `struct` items (the item form). A shape is tokens or a string literal.
 
 use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
-use quote::quote;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, LitStr, Token, Visibility};
 
@@ -17,30 +16,21 @@ pub enum ShapeTokens {
 pub struct LayoutDef {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
-    /// The type's name; `None` in the expression form (an anonymous type).
-    pub name: Option<Ident>,
+    /// The type's name (`XlaLayout` in the expression form, where the caller never sees it).
+    pub name: Ident,
     pub shape: ShapeTokens,
 }
 
 pub struct Invocation {
     /// The `$crate` token of the facade's `macro_rules!` wrapper.
     pub krate: TokenTree,
+    /// The expression form: one anonymous layout, whose value the invocation is.
     pub expression: bool,
     pub layouts: Vec<LayoutDef>,
 }
 
-impl Invocation {
-    /// The generated code in the form the invocation needs: items as they are, or a block
-    /// whose value is the layout (the expression form).
-    pub fn wrap(&self, generated: TokenStream) -> TokenStream {
-        if self.expression {
-            let value = crate::expand::anonymous_name();
-            quote! { { #generated #value } }
-        } else {
-            generated
-        }
-    }
-}
+/// The name of the expression form's type.
+const ANONYMOUS: &str = "XlaLayout";
 
 pub fn parse(input: TokenStream) -> syn::Result<Invocation> {
     let mut tokens = input.into_iter();
@@ -65,7 +55,8 @@ pub fn parse(input: TokenStream) -> syn::Result<Invocation> {
     };
     if !item_form {
         let shape = shape_tokens(rest);
-        let layout = LayoutDef { attrs: Vec::new(), vis: Visibility::Inherited, name: None, shape };
+        let name = Ident::new(ANONYMOUS, Span::call_site());
+        let layout = LayoutDef { attrs: Vec::new(), vis: Visibility::Inherited, name, shape };
         return Ok(Invocation { krate, expression: true, layouts: vec![layout] });
     }
     let layouts = items.parse2(rest.into_iter().collect())?;
@@ -94,7 +85,7 @@ fn items(input: ParseStream) -> syn::Result<Vec<LayoutDef>> {
         if !input.is_empty() {
             input.parse::<Token![;]>()?;
         }
-        layouts.push(LayoutDef { attrs, vis, name: Some(name), shape: shape_tokens(shape) });
+        layouts.push(LayoutDef { attrs, vis, name, shape: shape_tokens(shape) });
     }
     Ok(layouts)
 }

@@ -2,19 +2,28 @@
 //! whose `macro_rules!` wrapper passes its own path (`$crate`) as the first token, so the
 //! generated code never names a crate itself.
 //!
-//! The macro owns no rules: it turns its tokens into XLA shape text while remembering which
-//! byte range each token produced ([`text`]), has layout-runtime parse and validate that text
-//! ([`check`]), maps every error's byte range back to the tokens it covers, and emits the
-//! runtime plan's constants and index programs as literal Rust ([`expand`]), with the storage
-//! traits the elements allow ([`storage`]). After an error it still emits a placeholder of
-//! the right kind ([`fallback`]).
+//! The macro owns no rules. One file a step, each using only the ones above it in this list:
+//!
+//! - `input`: the invocation, `$crate;` then one shape or `struct` items;
+//! - `text`: a shape's tokens as XLA shape text, with the span of the token behind each byte;
+//! - `check`: layout-runtime parses and validates the text; every error's byte range goes
+//!   back to the tokens it covers; one invocation's text is bounded;
+//! - `storage`: which storage the elements allow (typed, packed, none) and the tile layout;
+//! - `tokens`, `program`: token helpers, and the runtime plan's index programs as `const fn`
+//!   bodies with literal divisors;
+//! - `emit`: the type and its impls, only what differs between layouts;
+//! - `fallback`: after an error, a placeholder of the right kind, so errors do not cascade;
+//! - `expand`: the steps in order, for one invocation.
 
 mod check;
+mod emit;
 mod expand;
 mod fallback;
 mod input;
+mod program;
 mod storage;
 mod text;
+mod tokens;
 
 use proc_macro::TokenStream;
 
@@ -22,34 +31,7 @@ use proc_macro::TokenStream;
 #[doc(hidden)]
 #[proc_macro]
 pub fn layout_impl(input: TokenStream) -> TokenStream {
-    expand_tokens(input.into()).into()
-}
-
-/// The whole macro on `proc_macro2` tokens (so unit tests can run it).
-fn expand_tokens(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let invocation = match input::parse(input) {
-        Ok(i) => i,
-        Err(e) => return e.to_compile_error(),
-    };
-    let mut out = proc_macro2::TokenStream::new();
-    for layout in &invocation.layouts {
-        let source = text::Source::from_tokens(&layout.shape);
-        let generated = match check::check(&source) {
-            Ok(checked) => expand::expand(&invocation.krate, layout, &checked),
-            Err(failure) => {
-                let mut tokens = failure.errors.to_compile_error();
-                tokens.extend(fallback::placeholder(
-                    &invocation.krate,
-                    layout,
-                    failure.shape.as_deref(),
-                    &source.text,
-                ));
-                tokens
-            }
-        };
-        out.extend(generated);
-    }
-    invocation.wrap(out)
+    expand::expand(input.into()).into()
 }
 
 #[cfg(test)]

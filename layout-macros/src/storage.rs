@@ -1,81 +1,72 @@
 //! Which storage a layout gets, by its elements:
 //!
-//! - `TypedLayout` when each element is a whole Rust value (no `E(n)`, or `E(n)` equal to the
-//!   type's storage width): typed storage of `elem::<type>`;
-//! - `PackedLayout` when `E(n)` packs sub-byte elements to their own width
-//!   (`element_packed_bits`): packed bytes, read and written one element at a time;
-//! - `TiledLayout` for a typed layout whose first tile level keeps each tile contiguous, with
-//!   a generated layout for one tile: the first tile's sizes as a row-major array of their own
-//!   with the later tile levels (computed by the runtime, like every other layout).
+//! - typed storage (`TypedLayout`) when each element is a whole Rust value (no `E(n)`, or
+//!   `E(n)` equal to the type's storage width), and tile access (`TiledLayout`) when its first
+//!   tile level keeps each tile contiguous, with the layout of one tile: the first tile's
+//!   sizes as a row-major array of their own with the later tile levels (computed by the
+//!   runtime, like every other layout);
+//! - packed storage (`PackedLayout`) when `E(n)` packs sub-byte elements to their own width
+//!   (`element_packed_bits`);
+//! - none otherwise (`E(n)` at another width, which XLA's verifier accepts): offsets and
+//!   sizes only, and a warning at the `E(n)` that says so.
 
 use layout_runtime::{element_packed_bits, ArrayShape, Layout, TileDim};
-use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use proc_macro2::Span;
 
 use crate::check::Checked;
-use crate::expand::{layout_type, Tiles};
+use crate::text::Source;
 
-/// The storage trait impls of `name`.
-pub fn impls(krate: &TokenTree, name: &Ident, c: &Checked, tiles: Tiles) -> TokenStream {
-    let x = quote!(#krate::__private);
-    let t = c.array.element_type;
-    let elem = format_ident!("{}", t.name());
-    let elem = quote!(#x::elem::#elem);
-    let bits = c.plan.element_bits();
-    if bits == t.byte_width() as usize * 8 {
-        let padded = Literal::usize_unsuffixed(c.plan.padded_len());
-        let tiled = match tiles {
-            Tiles::Generate => tiled(krate, name, c),
-            Tiles::Skip => None,
-        };
-        return quote! {
-            #[automatically_derived]
-            impl #x::TypedLayout for #name {
-                type Elem = #elem;
-                type Storage = [#elem; #padded];
-                const ZEROED: [#elem; #padded] = [<#elem as #x::Element>::ZERO; #padded];
-            }
-            #tiled
-        };
-    }
-    if element_packed_bits(t).is_some_and(|n| n as usize == bits) {
-        let bytes = Literal::usize_unsuffixed(c.plan.byte_len());
-        return quote! {
-            #[automatically_derived]
-            impl #x::PackedLayout for #name {
-                type Elem = #elem;
-                type Storage = [u8; #bytes];
-                const ZEROED: [u8; #bytes] = [0; #bytes];
-            }
-        };
-    }
-    // Elements packed to a width that is neither theirs nor a byte multiple: offsets and
-    // sizes only.
-    TokenStream::new()
+/// The storage of one layout.
+pub enum Storage {
+    /// Whole elements; `Some` layout of one tile when the tiles are contiguous.
+    Typed(Option<Box<Checked>>),
+    /// Sub-byte elements packed to their own width.
+    Packed,
+    /// Elements of a width that has no storage: where `E(n)` was written, and why.
+    None { at: Span, why: String },
 }
 
-/// `TiledLayout` for `name` and the layout type of its tile, when its tiles are contiguous.
-fn tiled(krate: &TokenTree, name: &Ident, c: &Checked) -> Option<TokenStream> {
-    let tile = tile_layout(c)?;
-    let count = c.plan.grid_len() / tile.plan.padded_len();
-    if count * tile.plan.padded_len() != c.plan.grid_len() {
-        return None;
+/// The storage `c` gets; `source` locates its `E(n)` for the warning.
+pub fn choose(c: &Checked, source: &Source) -> Storage {
+    let t = c.array.element_type;
+    let bits = c.plan.element_bits();
+    if bits == t.byte_width() as usize * 8 {
+        return Storage::Typed(tile(c));
     }
-    let x = quote!(#krate::__private);
-    let tile_name = Ident::new("XlaTile", Span::call_site());
-    let doc = format!(" One tile of `{}`: `{}`.", c.array, tile.array);
-    let attrs = quote!(#[doc = #doc] #[doc(hidden)]);
-    let vis: syn::Visibility = syn::parse_quote!(pub);
-    let tile_type = layout_type(krate, attrs, &vis, &tile_name, &tile, Tiles::Skip);
-    let count = Literal::usize_unsuffixed(count);
-    Some(quote! {
-        #tile_type
-        #[automatically_derived]
-        impl #x::TiledLayout for #name {
-            type Tile = #tile_name;
-            const TILE_COUNT: usize = #count;
-        }
-    })
+    let own = element_packed_bits(t);
+    if own.is_some_and(|n| n as usize == bits) {
+        return Storage::Packed;
+    }
+    let name = t.name();
+    let why = match own {
+        Some(own) if t.is_sub_byte() => format!(
+            "`E({bits})` stores each `{name}` in {bits} bits: XLA accepts it, but `PackedBuffer` \
+             packs `{name}` at its own width (`E({own})`) and `Buffer` stores one a byte (no \
+             `E`), so `layout!` gives this layout no storage; its offsets and sizes remain"
+        ),
+        _ => format!(
+            "`E({bits})` stores each `{name}` in {bits} bits, where the type has {}: XLA's \
+             layout verifier accepts a custom element size on a type that is not sub-byte, but \
+             its CPU and GPU compilers reject it (\"The XLA CPU/GPU backend does not support \
+             custom element sizes on non-sub-byte types\"), and `layout!` gives this layout no \
+             storage (`Buffer` needs whole elements, `PackedBuffer` a sub-byte type); its \
+             offsets and sizes remain. Remove the `E({bits})`, or use a sub-byte type",
+            t.byte_width() * 8
+        ),
+    };
+    // At the `E` of `E(n)` (the runtime's map holds the number's bytes).
+    let at = c.element_size_at.clone().map(|r| {
+        let e = source.text[..r.start].rfind('E').unwrap_or(r.start);
+        e..r.end
+    });
+    Storage::None { at: source.span_of(at), why }
+}
+
+/// The layout of one tile of `c` when its tiles are contiguous and fill its grid exactly.
+fn tile(c: &Checked) -> Option<Box<Checked>> {
+    let layout = tile_layout(c)?;
+    let len = layout.plan.padded_len();
+    (c.plan.grid_len() % len == 0).then(|| Box::new(layout))
 }
 
 /// The layout of one first-level tile: `None` without tiles, or when a later tile level

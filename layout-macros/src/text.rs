@@ -85,6 +85,19 @@ impl Source {
         }
     }
 
+    /// The span of the first token that wrote bytes of `range` (of the whole input's first
+    /// token without a range; of the literal, for a string literal).
+    pub fn span_of(&self, range: Option<Range<usize>>) -> Span {
+        if let Some(span) = self.literal {
+            return span;
+        }
+        let first = range.and_then(|r| {
+            let end = r.end.max(r.start + 1);
+            self.pieces.iter().find(|(p, _)| p.start < end && r.start < p.end)
+        });
+        first.or(self.pieces.first()).map_or_else(Span::call_site, |(_, span)| *span)
+    }
+
     /// An error at `range` of the text (or at the whole input when there is none).
     pub fn error(&self, range: Option<Range<usize>>, message: &str) -> syn::Error {
         if let Some(span) = self.literal {

@@ -2,34 +2,43 @@
 //! documentation of this crate (which cannot use the macro: the macro depends on it) has
 //! layouts to show. `tests/macro_layouts.rs` checks them against the macro's own expansion.
 
-use crate::fixed::{PackedLayout, StaticLayout, TiledLayout, TypedLayout};
+use crate::fixed::{
+    Constants, MatrixTile, PackedLayout, StaticLayout, TileLayout, TileSpec, TiledLayout,
+    TypedLayout,
+};
 use crate::{PrimitiveType, TileDim, U4};
 
-/// Implements `StaticLayout` for `$name` by forwarding to its inherent `const fn`s.
+/// The `Constants` of a layout with the default layout (`$m2m`, `{rank-1,...,0}`).
+macro_rules! constants {
+    ($layout:expr, $t:ident $bits:literal, $text:literal, $dims:expr, $m2m:expr, $tiles:expr,
+     $tile_text:literal, grid $grid:literal, bytes $bytes:literal) => {
+        Constants {
+            layout: $layout,
+            dims: &$dims,
+            minor_to_major: &$m2m,
+            tiles: &$tiles,
+            element_type: PrimitiveType::$t,
+            element_bits: $bits,
+            text: $text,
+            tile_text: $tile_text,
+            grid_len: $grid,
+            padded_len: $grid,
+            byte_len: $bytes,
+            xla_byte_size: Some($bytes),
+        }
+    };
+}
+
+/// Implements `StaticLayout` for `$name` of rank `$rank` with `$constants`, by forwarding to
+/// its inherent `const fn`s.
 macro_rules! static_layout {
-    ($name:ident: $rank:literal, $t:ident $bits:literal, $text:literal, $dims:expr, $m2m:expr,
-     $tiles:expr, grid $grid:literal, bytes $bytes:literal, xla $xla:expr) => {
+    ($name:ident: $rank:literal, $constants:expr) => {
         impl StaticLayout for $name {
             type Index = [usize; $rank];
-            const RANK: usize = $rank;
-            const ZERO_INDEX: [usize; $rank] = [0; $rank];
-            const DIMS: &'static [usize] = &$dims;
-            const MINOR_TO_MAJOR: &'static [usize] = &$m2m;
-            const TILES: &'static [&'static [TileDim]] = &$tiles;
-            const ELEMENT_TYPE: PrimitiveType = PrimitiveType::$t;
-            const ELEMENT_BITS: usize = $bits;
-            const TEXT: &'static str = $text;
-            const GRID_LEN: usize = $grid;
-            const PADDED_LEN: usize = $grid;
-            const BYTE_LEN: usize = $bytes;
-            const XLA_BYTE_SIZE: Option<u64> = $xla;
+            const CONSTANTS: Constants<Self> = $constants;
 
-            fn offset(self, index: [usize; $rank]) -> usize {
-                $name::offset(self, index)
-            }
-
-            fn checked_offset(self, index: [usize; $rank]) -> Option<usize> {
-                $name::checked_offset(self, index)
+            fn offset_unchecked(self, index: [usize; $rank]) -> usize {
+                $name::offset_unchecked(self, index)
             }
 
             fn index_of(self, offset: usize) -> Option<[usize; $rank]> {
@@ -39,32 +48,36 @@ macro_rules! static_layout {
     };
 }
 
+/// The inherent `offset` of a layout of rank `$rank`, checked against `$dims`, from its
+/// `offset_unchecked`.
+macro_rules! checked_offset {
+    ($rank:literal, $dims:expr, $text:literal) => {
+        /// The offset of an index; panics when out of range.
+        pub const fn offset(self, index: [usize; $rank]) -> usize {
+            let dims: [usize; $rank] = $dims;
+            let mut d = 0;
+            while d < $rank {
+                if index[d] >= dims[d] {
+                    panic!("{}", concat!("index out of bounds for the layout ", $text));
+                }
+                d += 1;
+            }
+            self.offset_unchecked(index)
+        }
+    };
+}
+
 /// `f32[3,5]{1,0:T(2,2)}`, Figure 1 of XLA's tiled-layout document.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct F32x3x5T2x2;
 
 impl F32x3x5T2x2 {
-    /// The offset of `[i, j]`: `((i/2)·3 + j/2)·4 + (i%2)·2 + j%2`; panics when out of range.
-    pub const fn offset(self, index: [usize; 2]) -> usize {
-        if !(index[0] < 3 && index[1] < 5) {
-            panic!("index out of bounds for the layout f32[3,5]{{1,0:T(2,2)}}");
-        }
-        self.offset_unchecked(index)
-    }
+    checked_offset!(2, [3, 5], "f32[3,5]{1,0:T(2,2)}");
 
-    /// The offset without the bounds check.
+    /// The offset without the bounds check: `((i/2)·3 + j/2)·4 + (i%2)·2 + j%2`.
     pub const fn offset_unchecked(self, index: [usize; 2]) -> usize {
         let [i, j] = index;
         (i / 2 * 3 + j / 2) * 4 + (i % 2) * 2 + j % 2
-    }
-
-    /// The offset, or `None` when out of range.
-    pub const fn checked_offset(self, index: [usize; 2]) -> Option<usize> {
-        if index[0] < 3 && index[1] < 5 {
-            Some(self.offset_unchecked(index))
-        } else {
-            None
-        }
     }
 
     /// The index at `offset`, or `None` for padding.
@@ -83,77 +96,182 @@ impl F32x3x5T2x2 {
     }
 }
 
-static_layout!(F32x3x5T2x2: 2, F32 32, "f32[3,5]{1,0:T(2,2)}", [3, 5], [1, 0],
-    [&[TileDim::Size(2), TileDim::Size(2)]], grid 24, bytes 96, xla Some(96));
+static_layout!(
+    F32x3x5T2x2: 2,
+    constants!(F32x3x5T2x2, F32 32, "f32[3,5]{1,0:T(2,2)}", [3, 5], [1, 0],
+        [&[TileDim::Size(2), TileDim::Size(2)]], "f32[2,2]{1,0}", grid 24, bytes 96)
+);
 
 impl TypedLayout for F32x3x5T2x2 {
     type Elem = f32;
     type Storage = [f32; 24];
-    const ZEROED: [f32; 24] = [0.0; 24];
 }
 
 impl TiledLayout for F32x3x5T2x2 {
-    type Tile = F32x2x2;
-    const TILE_COUNT: usize = 6;
+    type Tile = MatrixTile<Self, [f32; 4], 2, 2, 1>;
 }
 
-/// `f32[2,2]{1,0}`: the tile of [`F32x3x5T2x2`].
+/// `f32[16,256]{1,0:T(8,128)(2,1)}`: 8x128 tiles whose rows interleave in pairs, as a TPU
+/// stores bf16.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct F32x2x2;
+pub struct F32x16x256T8x128T2x1;
 
-/// A row-major layout of `rows x cols` elements: `offset`, `checked_offset`, `index_of`.
-macro_rules! row_major {
-    ($name:ident, $rows:literal x $cols:literal) => {
-        impl $name {
-            /// `i * cols + j`; panics when out of range.
-            pub const fn offset(self, index: [usize; 2]) -> usize {
-                match self.checked_offset(index) {
-                    Some(o) => o,
-                    None => panic!("index out of bounds"),
-                }
-            }
+impl F32x16x256T8x128T2x1 {
+    checked_offset!(2, [16, 256], "f32[16,256]{1,0:T(8,128)(2,1)}");
 
-            /// `i * cols + j`, or `None` when out of range.
-            pub const fn checked_offset(self, index: [usize; 2]) -> Option<usize> {
-                if index[0] < $rows && index[1] < $cols {
-                    Some(index[0] * $cols + index[1])
-                } else {
-                    None
-                }
-            }
+    /// The offset without the bounds check: tile `(i/8, j/128)` of 2x2, then row pair
+    /// `i%8/2`, column `j%128`, row `i%2` of the pair.
+    pub const fn offset_unchecked(self, index: [usize; 2]) -> usize {
+        let [i, j] = index;
+        (i / 8 * 2 + j / 128) * 1024 + (i % 8 / 2 * 128 + j % 128) * 2 + i % 2
+    }
 
-            /// The index at `offset`, or `None` beyond the array.
-            pub const fn index_of(self, offset: usize) -> Option<[usize; 2]> {
-                if offset < $rows * $cols {
-                    Some([offset / $cols, offset % $cols])
-                } else {
-                    None
-                }
-            }
+    /// The index at `offset`, or `None` beyond the array.
+    pub const fn index_of(self, offset: usize) -> Option<[usize; 2]> {
+        if offset >= 4096 {
+            return None;
         }
-    };
+        let (tile, inner) = (offset / 1024, offset % 1024);
+        Some([tile / 2 * 8 + inner / 256 * 2 + inner % 2, tile % 2 * 128 + inner / 2 % 128])
+    }
 }
 
-row_major!(F32x2x2, 2 x 2);
-static_layout!(F32x2x2: 2, F32 32, "f32[2,2]{1,0}", [2, 2], [1, 0], [], grid 4, bytes 16,
-    xla Some(16));
+static_layout!(
+    F32x16x256T8x128T2x1: 2,
+    constants!(F32x16x256T8x128T2x1, F32 32, "f32[16,256]{1,0:T(8,128)(2,1)}", [16, 256],
+        [1, 0], [&[TileDim::Size(8), TileDim::Size(128)], &[TileDim::Size(2), TileDim::Size(1)]],
+        "f32[8,128]{1,0:T(2,1)}", grid 4096, bytes 16384)
+);
 
-impl TypedLayout for F32x2x2 {
+impl TypedLayout for F32x16x256T8x128T2x1 {
     type Elem = f32;
-    type Storage = [f32; 4];
-    const ZEROED: [f32; 4] = [0.0; 4];
+    type Storage = [f32; 4096];
+}
+
+impl TiledLayout for F32x16x256T8x128T2x1 {
+    type Tile = MatrixTile<Self, [f32; 1024], 8, 128, 2>;
+}
+
+/// `f32[8]{0:T(2,2)}`: a tile of higher rank than the array (row 0 of each 2x2 tile holds
+/// two elements, row 1 is padding), so its tile is a [`TileLayout`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct F32x8T2x2;
+
+impl F32x8T2x2 {
+    checked_offset!(1, [8], "f32[8]{0:T(2,2)}");
+
+    /// The offset without the bounds check: `(j/2)·4 + j%2`.
+    pub const fn offset_unchecked(self, index: [usize; 1]) -> usize {
+        index[0] / 2 * 4 + index[0] % 2
+    }
+
+    /// The index at `offset`, or `None` for padding.
+    pub const fn index_of(self, offset: usize) -> Option<[usize; 1]> {
+        if offset < 16 && offset % 4 < 2 {
+            Some([offset / 4 * 2 + offset % 2])
+        } else {
+            None
+        }
+    }
+}
+
+static_layout!(
+    F32x8T2x2: 1,
+    constants!(F32x8T2x2, F32 32, "f32[8]{0:T(2,2)}", [8], [0],
+        [&[TileDim::Size(2), TileDim::Size(2)]], "", grid 16, bytes 64)
+);
+
+impl TypedLayout for F32x8T2x2 {
+    type Elem = f32;
+    type Storage = [f32; 16];
+}
+
+impl TiledLayout for F32x8T2x2 {
+    type Tile = TileLayout<Self>;
+}
+
+/// The tile, `f32[2,2]{1,0}`.
+impl TileSpec for F32x8T2x2 {
+    type TileIndex = [usize; 2];
+    type TileStorage = [f32; 4];
+    const TILE: Constants<TileLayout<Self>> = constants!(TileLayout::NEW, F32 32,
+        "f32[2,2]{1,0}", [2, 2], [1, 0], [], "", grid 4, bytes 16);
+
+    fn tile_offset_unchecked(index: [usize; 2]) -> usize {
+        index[0] * 2 + index[1]
+    }
+
+    fn tile_index_of(offset: usize) -> Option<[usize; 2]> {
+        if offset < 4 {
+            Some([offset / 2, offset % 2])
+        } else {
+            None
+        }
+    }
+}
+
+/// `f32[4,2]{1,0:T(2,1)}`: rows interleaved in pairs, as inside a TPU bf16 tile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct F32x4x2T2x1;
+
+impl F32x4x2T2x1 {
+    checked_offset!(2, [4, 2], "f32[4,2]{1,0:T(2,1)}");
+
+    /// The offset without the bounds check: `((i/2)·2 + j)·2 + i%2`.
+    pub const fn offset_unchecked(self, index: [usize; 2]) -> usize {
+        let [i, j] = index;
+        (i / 2 * 2 + j) * 2 + i % 2
+    }
+
+    /// The index at `offset`, or `None` beyond the array.
+    pub const fn index_of(self, offset: usize) -> Option<[usize; 2]> {
+        if offset < 8 {
+            Some([offset / 4 * 2 + offset % 2, offset / 2 % 2])
+        } else {
+            None
+        }
+    }
+}
+
+static_layout!(
+    F32x4x2T2x1: 2,
+    constants!(F32x4x2T2x1, F32 32, "f32[4,2]{1,0:T(2,1)}", [4, 2], [1, 0],
+        [&[TileDim::Size(2), TileDim::Size(1)]], "", grid 8, bytes 32)
+);
+
+impl TypedLayout for F32x4x2T2x1 {
+    type Elem = f32;
+    type Storage = [f32; 8];
 }
 
 /// `u4[4,4]{1,0:E(4)}`: two 4-bit elements a byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct U4x4x4E4;
 
-row_major!(U4x4x4E4, 4 x 4);
-static_layout!(U4x4x4E4: 2, U4 4, "u4[4,4]{1,0:E(4)}", [4, 4], [1, 0], [], grid 16, bytes 8,
-    xla Some(8));
+impl U4x4x4E4 {
+    checked_offset!(2, [4, 4], "u4[4,4]{1,0:E(4)}");
+
+    /// `i * 4 + j`, without the bounds check.
+    pub const fn offset_unchecked(self, index: [usize; 2]) -> usize {
+        index[0] * 4 + index[1]
+    }
+
+    /// The index at `offset`, or `None` beyond the array.
+    pub const fn index_of(self, offset: usize) -> Option<[usize; 2]> {
+        if offset < 16 {
+            Some([offset / 4, offset % 4])
+        } else {
+            None
+        }
+    }
+}
+
+static_layout!(
+    U4x4x4E4: 2,
+    constants!(U4x4x4E4, U4 4, "u4[4,4]{1,0:E(4)}", [4, 4], [1, 0], [], "", grid 16, bytes 8)
+);
 
 impl PackedLayout for U4x4x4E4 {
     type Elem = U4;
     type Storage = [u8; 8];
-    const ZEROED: [u8; 8] = [0; 8];
 }

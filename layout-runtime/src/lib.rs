@@ -40,7 +40,10 @@ pub use element::{
     F8e4m3b11fnuz, F8e4m3fn, F8e4m3fnuz, F8e5m2, F8e5m2fnuz, F8e8m0fnu, Float, OutOfRange, SubByte,
     S1, S2, S4, U1, U2, U4,
 };
-pub use fixed::{Buffer, PackedBuffer, PackedLayout, StaticLayout, TiledLayout, TypedLayout};
+pub use fixed::{
+    Buffer, PackedBuffer, PackedLayout, StaticLayout, StaticView, StaticViewMut, TiledLayout,
+    TypedLayout,
+};
 #[cfg(feature = "alloc")]
 pub use fixed::{HeapBuffer, PackedHeapBuffer};
 pub use primitive::{PrimitiveType, UnknownPrimitiveType};

@@ -12,7 +12,7 @@ use std::fmt::Write;
 use super::map::{first_tile_window, render, MapOptions};
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{Report, Sizes};
+use crate::hlo::{InstrId, Report, Sizes};
 use crate::{ArrayShape, Shape};
 
 /// What [`report_html`] shows.
@@ -376,7 +376,7 @@ fn instruction_table(
     out: &mut String,
     report: &Report<'_, '_, '_>,
     id: &str,
-    list: &[usize],
+    list: &[InstrId],
     maps: &Maps,
     p: &str,
 ) {
@@ -476,7 +476,7 @@ struct Maps {
     /// (shape, its text as written in the dump, the instructions) per map.
     shapes: Vec<(ArrayShape, String, Vec<String>)>,
     /// Instruction -> map number.
-    of_instruction: BTreeMap<usize, usize>,
+    of_instruction: BTreeMap<InstrId, usize>,
 }
 
 impl Maps {

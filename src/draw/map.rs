@@ -1,5 +1,7 @@
-//! The SVG map of a layout: a logical panel and a memory-order panel, side by side.
+//! The SVG map of a layout: a logical panel and a memory-order panel, side by side or (when
+//! that is wider than a laptop's screen) one under the other; the window both show.
 
+use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
@@ -7,7 +9,7 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use super::geometry::Geometry;
-use super::svg::{escape, Cell, Colours, Kind, Panel, DEFS, STYLE};
+use super::svg::{escape, Cell, Colours, Gaps, Kind, Panel, DEFS, STYLE};
 use crate::{ArrayShape, Error, ErrorKind};
 
 /// Cells per panel at most, whatever the window asks for; a larger request is cut to its
@@ -21,6 +23,9 @@ pub const DEFAULT_CELLS: usize = 4096;
 pub const MAX_MEMORY_ROW: usize = 256;
 /// Rows shown by default when the slice has more than [`DEFAULT_CELLS`] cells.
 const DEFAULT_ROWS: usize = 64;
+/// The widest picture drawn with its panels side by side: a laptop's 1366-pixel screen less
+/// a browser's margins and scroll bar.
+const SCREEN_WIDTH: usize = 1280;
 
 /// What [`map_svg`] draws.
 ///
@@ -60,12 +65,23 @@ pub struct MapOptions {
 /// - **Memory order**: offsets in rows (by default the elements of one innermost tile, joined
 ///   with the next axis of the index space until a row has at least 4 cells, and at most
 ///   [`MAX_MEMORY_ROW`]), each cell showing the logical index stored there; padding, and the
-///   `L(n)` tail, hatched. It covers the offsets of the window, or all of them when the
-///   window is the whole array.
+///   `L(n)` tail, hatched. When the window is the whole array, every position; otherwise
+///   where the window's cells are: the rows of memory that hold one of them and, of those
+///   rows, the positions that hold one, with dashed lines where rows or columns are left
+///   out and the other positions of those rows and columns faded. At most [`MAX_CELLS`]
+///   cells (the first rows), and the picture says so.
 ///
 /// The title gives the shape's text, its physical order, its tiles and its memory index
 /// space. With [`MapOptions::tiles`] both panels have one cell per first-level tile instead.
-/// Cells carry `data-index` and `data-offset` attributes and a tooltip; all text is escaped.
+/// Tiles next to each other in memory never share a colour. Cells carry `data-index` and
+/// `data-offset` attributes and a tooltip; all text is escaped.
+///
+/// The picture has its natural size (`width`, `height`, a `viewBox`) and a style rule that
+/// scales it down to the width of the page it is shown in (`max-width:100%; height:auto`):
+/// a browser shows it whole across, and, being vector, it reads when zoomed. A page that
+/// embeds maps can override the rule (`.xlayout-map{max-width:none}`). The panels are
+/// side by side when that is at most 1280 pixels wide (a laptop's screen), else the memory
+/// panel is under the logical one.
 ///
 /// Errors: a shape without an index space (dynamic `?` dimension, `*` as a tile's last
 /// entry, sizes beyond `usize`), `at` of the wrong length or out of range, an origin
@@ -127,67 +143,129 @@ pub(crate) fn first_tile_window(shape: &ArrayShape, cells: usize) -> Option<(usi
     Some((rows, cols))
 }
 
-/// The part of the drawn extent a panel shows.
-struct Window {
-    r0: usize,
-    c0: usize,
-    rows: usize,
-    cols: usize,
-    /// Whether it is the whole extent.
-    whole: bool,
-    /// What the picture says about it, if anything.
-    note: Option<String>,
+/// The rows and columns of a slice that a map draws: `rows` x `cols` cells from `origin`,
+/// inside an extent of cells, at most [`MAX_CELLS`] of them. The SVG map
+/// ([`MapOptions::origin`], [`MapOptions::window`]) and the command's text map choose their
+/// windows by these rules, so the same origin and size mean the same cells in both.
+///
+/// ```
+/// use xlayout::draw::Window;
+/// // 4 rows and 4 columns from row 6, column 126 of a 16x256 slice.
+/// let w = Window::new("element", (16, 256), (6, 126), Some((4, 4)), (16, 256))?;
+/// assert_eq!((w.rows, w.cols), (4, 4));
+/// assert_eq!(w.describe().as_deref(),
+///            Some("showing element rows 6..10 of 16, columns 126..130 of 256"));
+/// // A window larger than the cap keeps 256 columns and as many rows as fit.
+/// let w = Window::new("element", (4096, 4096), (0, 0), Some((1000, 1000)), (64, 64))?;
+/// assert_eq!((w.rows, w.cols, w.capped), (64, 256, true));
+/// // Past the extent: cut to it. An origin outside it, or an empty window: errors.
+/// assert_eq!(Window::new("element", (3, 5), (1, 1), Some((9, 9)), (3, 5))?.rows, 2);
+/// let e = Window::new("element", (3, 5), (3, 0), None, (3, 5)).unwrap_err();
+/// assert_eq!(e.message(), "the window origin (3,0) is outside the 3x5 elements drawn");
+/// assert!(Window::new("element", (3, 5), (0, 0), Some((0, 2)), (3, 5)).is_err());
+/// # Ok::<(), xlayout::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// What a cell is, for messages: `element`, `tile`.
+    pub unit: &'static str,
+    /// The top-left cell, (row, column).
+    pub origin: (usize, usize),
+    /// The rows drawn.
+    pub rows: usize,
+    /// The columns drawn.
+    pub cols: usize,
+    /// The rows and columns of the whole extent.
+    pub extent: (usize, usize),
+    /// Whether the size asked for was cut to [`MAX_CELLS`] cells.
+    pub capped: bool,
+    /// Whether the size was asked for (else the default was used).
+    pub chosen: bool,
 }
 
-fn window(
-    extent: (usize, usize),
-    options: &MapOptions,
-    unit: &str,
-    default_cells: usize,
-) -> Result<Window, Error> {
-    let (r0, c0) = options.origin;
-    let (er, ec) = extent;
-    if (r0, c0) != (0, 0) && (r0 >= er || c0 >= ec) {
-        return Err(Error::new(
-            ErrorKind::IndexOutOfBounds,
-            format!("the window origin ({r0},{c0}) is outside the {er}x{ec} {unit}s drawn"),
-        ));
-    }
-    let (ar, ac) = (er.saturating_sub(r0), ec.saturating_sub(c0));
-    let (mut rows, mut cols) = match options.window {
-        Some((0, _)) | Some((_, 0)) => {
+impl Window {
+    /// The window of `size` cells from `origin` (`default` when `size` is `None`) in an
+    /// extent of `extent` cells: cut to the extent, then, when it has more than
+    /// [`MAX_CELLS`] cells, to its first [`MAX_MEMORY_ROW`] columns and as many rows as fit.
+    ///
+    /// Errors ([`ErrorKind::IndexOutOfBounds`]): an origin other than (0, 0) outside the
+    /// extent, a size with no rows or no columns.
+    pub fn new(
+        unit: &'static str,
+        extent: (usize, usize),
+        origin: (usize, usize),
+        size: Option<(usize, usize)>,
+        default: (usize, usize),
+    ) -> Result<Window, Error> {
+        let (r0, c0) = origin;
+        let (er, ec) = extent;
+        if (r0, c0) != (0, 0) && (r0 >= er || c0 >= ec) {
+            return Err(Error::new(
+                ErrorKind::IndexOutOfBounds,
+                format!("the window origin ({r0},{c0}) is outside the {er}x{ec} {unit}s drawn"),
+            ));
+        }
+        if matches!(size, Some((0, _) | (_, 0))) {
             return Err(Error::new(
                 ErrorKind::IndexOutOfBounds,
                 "a window needs at least one row and one column",
-            ))
+            ));
         }
-        Some((r, c)) => (r.min(ar), c.min(ac)),
-        None if ar.saturating_mul(ac) <= default_cells => (ar, ac),
-        None => {
-            let rows = ar.min(DEFAULT_ROWS);
-            (rows, ac.min(default_cells / rows.max(1)))
-        }
-    };
-    let capped = rows.saturating_mul(cols) > MAX_CELLS;
-    if capped {
-        cols = cols.min(MAX_MEMORY_ROW);
-        rows = rows.min(MAX_CELLS / cols.max(1));
-    }
-    let whole = (r0, c0, rows, cols) == (0, 0, er, ec);
-    let note = (!whole).then(|| {
-        let mut n = format!(
-            "showing {unit} rows {r0}..{} of {er}, columns {c0}..{} of {ec}",
-            r0 + rows,
-            c0 + cols
-        );
+        let (r, c) = size.unwrap_or(default);
+        let (mut rows, mut cols) = (r.min(er.saturating_sub(r0)), c.min(ec.saturating_sub(c0)));
+        let capped = rows.saturating_mul(cols) > MAX_CELLS;
         if capped {
+            cols = cols.min(MAX_MEMORY_ROW);
+            rows = rows.min(MAX_CELLS / cols.max(1));
+        }
+        Ok(Window { unit, origin, rows, cols, extent, capped, chosen: size.is_some() })
+    }
+
+    /// Whether the window is the whole extent.
+    pub fn is_whole(&self) -> bool {
+        (self.origin, self.rows, self.cols) == ((0, 0), self.extent.0, self.extent.1)
+    }
+
+    /// What a picture says about the window: which rows and columns it shows of how many,
+    /// and why no more (the cap, or no window chosen); `None` for the whole extent.
+    pub fn describe(&self) -> Option<String> {
+        if self.is_whole() {
+            return None;
+        }
+        let ((r0, c0), (er, ec)) = (self.origin, self.extent);
+        let mut n = format!(
+            "showing {} rows {r0}..{} of {er}, columns {c0}..{} of {ec}",
+            self.unit,
+            r0 + self.rows,
+            c0 + self.cols
+        );
+        if self.capped {
             let _ = write!(n, " (at most {MAX_CELLS} cells per panel)");
-        } else if options.window.is_none() {
+        } else if !self.chosen {
             n += " (choose a window to see more)";
         }
-        n
-    });
-    Ok(Window { r0, c0, rows, cols, whole, note })
+        Some(n)
+    }
+}
+
+/// The window of `options` in `extent` cells called `unit`s: by default the whole extent
+/// when it has at most `default_cells` cells, else its top-left corner of that many (at most
+/// [`DEFAULT_ROWS`] rows).
+fn window(
+    extent: (usize, usize),
+    options: &MapOptions,
+    unit: &'static str,
+    default_cells: usize,
+) -> Result<Window, Error> {
+    let (ar, ac) =
+        (extent.0.saturating_sub(options.origin.0), extent.1.saturating_sub(options.origin.1));
+    let default = if ar.saturating_mul(ac) <= default_cells {
+        (ar, ac)
+    } else {
+        let rows = ar.min(DEFAULT_ROWS);
+        (rows, ac.min(default_cells / rows.max(1)))
+    };
+    Window::new(unit, extent, options.origin, options.window, default)
 }
 
 /// `2,3`; `()` for a scalar's empty index.
@@ -244,9 +322,10 @@ fn slice_text(g: &Geometry) -> String {
 
 fn element_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
     let win = window((g.padded_rows, g.padded_cols), o, "element", DEFAULT_CELLS)?;
+    let (r0, c0) = win.origin;
     let mut cells = Vec::with_capacity(win.rows * win.cols);
-    for r in win.r0..win.r0 + win.rows {
-        for c in win.c0..win.c0 + win.cols {
+    for r in r0..r0 + win.rows {
+        for c in c0..c0 + win.cols {
             let (offset, pad) = g.offset(r, c)?;
             let ix = index_text(&g.index(r, c));
             let tooltip = if pad {
@@ -256,10 +335,10 @@ fn element_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
             };
             let kind = if pad { Kind::Padding } else { Kind::Data };
             let label = offset.to_string();
-            cells.push(Cell { offset, kind, index: Some(ix), label, partial: false, tooltip });
+            cells.push(Cell::new(offset, kind, Some(ix), label, tooltip));
         }
     }
-    let mut notes: Vec<String> = win.note.iter().cloned().collect();
+    let mut notes: Vec<String> = win.describe().into_iter().collect();
     if g.rows == 0 || g.cols == 0 {
         notes.push(format!("the slice has no elements: it is {}x{}", g.rows, g.cols));
     }
@@ -268,18 +347,19 @@ fn element_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
         class: "logical",
         heading: format!("logical{}: the offset of each element", slice_text(g)),
         axes: axes(g, "", ""),
-        col_labels: (win.c0..win.c0 + win.cols).map(|c| c.to_string()).collect(),
-        row_labels: (win.r0..win.r0 + win.rows).map(|r| r.to_string()).collect(),
+        col_labels: (c0..c0 + win.cols).map(|c| c.to_string()).collect(),
+        row_labels: (r0..r0 + win.rows).map(|r| r.to_string()).collect(),
         cols: win.cols,
         cells,
         frames: g.blocks.clone(),
         colour_span,
-        closed: win.whole && g.whole_tiles && !g.blocks.is_empty(),
+        closed: win.is_whole() && g.whole_tiles && !g.blocks.is_empty(),
+        gaps: Gaps::default(),
         notes,
     };
     let innermost = g.blocks.last().copied().unwrap_or(1);
     let row = o.memory_row.unwrap_or_else(|| memory_row(g.plan.expanded_shape(), innermost));
-    let whole = win.whole && g.lead.is_empty();
+    let whole = win.is_whole() && g.lead.is_empty();
     let memory = memory_panel(g, &logical.cells, whole, row.clamp(1, MAX_MEMORY_ROW), 1, |k| {
         let mut ix = vec![0; g.plan.rank()];
         if k >= g.plan.grid_len() {
@@ -295,9 +375,15 @@ fn element_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
     Ok([logical, memory])
 }
 
-/// The memory-order panel: positions `k` (offset `k * unit`) from the first to the last one
-/// the logical cells touch (all positions when `whole`), `row` per row; `what(k)` says what
-/// position `k` holds: its kind, its logical index and a tooltip.
+/// The memory-order panel, `row` positions per row (position `k` is offset `k * unit`);
+/// `what(k)` says what position `k` holds: its kind, its logical index and a tooltip.
+///
+/// When the logical panel shows the `whole` slice, every position is drawn. Otherwise the
+/// panel shows where the `shown` cells are: the rows of memory that hold one of them, and of
+/// those rows the columns (positions in a row) that hold one, in order, with a dashed line
+/// where rows or columns are left out; the other positions in those rows and columns are
+/// drawn faded. Either way at most [`MAX_CELLS`] cells: the first rows that fit, and the
+/// picture says so.
 fn memory_panel(
     g: &Geometry,
     shown: &[Cell],
@@ -307,64 +393,92 @@ fn memory_panel(
     what: impl Fn(usize) -> (Kind, Option<String>, String),
 ) -> Panel {
     let total = g.plan.padded_len().div_ceil(unit);
-    let (start, end) = if whole {
-        (0, total)
+    // The rows drawn (at most what fits), how many there are in all, their columns, and the
+    // positions of the window (`None`: all of memory).
+    let (drawn, all_rows, cols, window) = if whole {
+        let cols: Vec<usize> = (0..row.min(total)).collect();
+        let all_rows = total.div_ceil(row);
+        let fit = all_rows.min(MAX_CELLS / cols.len().max(1));
+        ((0..fit).collect::<Vec<_>>(), all_rows, cols, None)
     } else {
-        let lo = shown.iter().map(|c| c.offset / unit).min().unwrap_or(0);
-        let hi = shown.iter().map(|c| c.offset / unit + 1).max().unwrap_or(0);
-        let start = lo / row * row;
-        (start, hi.div_ceil(row).saturating_mul(row).clamp(start, total.max(start)))
+        let window: BTreeSet<usize> = shown.iter().map(|c| c.offset / unit).collect();
+        let rows: BTreeSet<usize> = window.iter().map(|k| k / row).collect();
+        let cols: Vec<usize> =
+            window.iter().map(|k| k % row).collect::<BTreeSet<_>>().into_iter().collect();
+        let fit = (MAX_CELLS / cols.len().max(1)).max(1);
+        (rows.iter().copied().take(fit).collect(), rows.len(), cols, Some(window))
     };
-    let most = (MAX_CELLS / row).max(1) * row;
-    let mut notes = Vec::new();
-    let end_shown = if end - start > most {
-        notes.push(format!(
-            "showing positions {start}..{} of the {start}..{end} the window touches (at most \
-             {MAX_CELLS} cells per panel)",
-            start + most
-        ));
-        start + most
-    } else {
-        end
-    };
-    let in_units = if unit == 1 { String::new() } else { format!(" x {unit} elements") };
-    if end_shown < total && whole {
-        notes.push(format!("{total} positions in all"));
+    let mut cells = Vec::with_capacity(drawn.len() * cols.len());
+    for &r in &drawn {
+        for &c in &cols {
+            let k = r * row + c;
+            if k >= total {
+                break; // the last row of memory is short
+            }
+            let (kind, index, mut tooltip) = what(k);
+            let outside = window.as_ref().is_some_and(|w| !w.contains(&k));
+            if outside {
+                tooltip += " (outside the window)";
+            }
+            let label = index.clone().unwrap_or_default();
+            let mut cell = Cell::new(k.saturating_mul(unit), kind, index, label, tooltip);
+            cell.outside = outside;
+            cells.push(cell);
+        }
     }
-    let cells = (start..end_shown)
-        .map(|k| {
-            let (kind, index, tooltip) = what(k);
-            let label = match (&index, kind) {
-                (Some(ix), _) => ix.clone(),
-                _ => String::new(),
-            };
-            let offset = k.saturating_mul(unit);
-            Cell { offset, kind, index, label, partial: false, tooltip }
-        })
-        .collect::<Vec<_>>();
-    let rows = (end_shown - start).div_ceil(row);
+    let what_is = if unit == 1 { "offsets" } else { "tiles" };
+    let mut notes = Vec::new();
+    if drawn.len() < all_rows {
+        let which = if whole { "" } else { " that hold the window" };
+        notes.push(format!(
+            "showing the first {} of the {all_rows} rows{which} (at most {MAX_CELLS} cells per \
+             panel)",
+            drawn.len(),
+        ));
+    }
+    let gaps = Gaps::between(&drawn, &cols);
+    if !gaps.rows.is_empty() || !gaps.cols.is_empty() {
+        let what = match (gaps.rows.is_empty(), gaps.cols.is_empty()) {
+            (false, false) => "rows and columns",
+            (false, true) => "rows",
+            _ => "columns",
+        };
+        notes.push(format!("{what} holding none of the window left out (dashed lines)"));
+    }
+    if cells.iter().any(|c| c.outside) {
+        notes.push(format!("faded: {what_is} outside the window"));
+    }
+    let in_units = if unit == 1 { String::new() } else { format!(" x {unit} elements") };
+    let range = match (drawn.first(), cells.last()) {
+        (Some(&first), Some(last)) => format!("{}..{}", first * row, last.offset / unit + 1),
+        _ => String::from("0..0"),
+    };
+    let heading = match (whole, unit) {
+        (true, 1) => format!("memory order: offsets {range}, {row} per row, each with its element"),
+        (true, _) => format!(
+            "memory order: tiles {range} ({unit} elements each), {row} per row, each with its \
+             first element"
+        ),
+        (false, 1) => format!(
+            "memory order: where the window is, {row} offsets per row, each with its element"
+        ),
+        (false, _) => format!(
+            "memory order: where the window is, {row} tiles ({unit} elements each) per row, \
+             each with its first element"
+        ),
+    };
     Panel {
         class: "memory",
-        heading: if unit == 1 {
-            format!(
-                "memory order: offsets {start}..{end_shown}, {row} per row, each with its element"
-            )
-        } else {
-            format!(
-                "memory order: tiles {start}..{end_shown} ({unit} elements each), {row} per row, \
-                 each with its first element"
-            )
-        },
+        heading,
         axes: format!("rows: the first offset of each; columns: position in the row{in_units}"),
-        col_labels: (0..row.min(end_shown - start)).map(|c| c.to_string()).collect(),
-        row_labels: (0..rows)
-            .map(|r| ((start + r * row).saturating_mul(unit)).to_string())
-            .collect(),
-        cols: row,
+        col_labels: cols.iter().map(ToString::to_string).collect(),
+        row_labels: drawn.iter().map(|r| (r * row).saturating_mul(unit).to_string()).collect(),
+        cols: cols.len(),
         cells,
         frames: if unit == 1 { g.blocks.clone() } else { Vec::new() },
         colour_span: g.blocks.first().copied().unwrap_or(usize::MAX),
-        closed: whole && end_shown == total && !g.blocks.is_empty(),
+        closed: whole && drawn.len() == all_rows && !g.blocks.is_empty(),
+        gaps,
         notes,
     }
 }
@@ -390,9 +504,10 @@ fn tile_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
     let partial =
         |corner: &[usize]| corner.iter().zip(&extents).zip(dims).any(|((&i, &e), &d)| i + e > d);
     let win = window((g.rows.div_ceil(th), g.cols.div_ceil(tw)), o, "tile", MAX_CELLS)?;
+    let (r0, c0) = win.origin;
     let mut cells = Vec::with_capacity(win.rows * win.cols);
-    for tr in win.r0..win.r0 + win.rows {
-        for tc in win.c0..win.c0 + win.cols {
+    for tr in r0..r0 + win.rows {
+        for tc in c0..c0 + win.cols {
             let mut corner = lead.clone();
             match rank {
                 0 => {}
@@ -407,8 +522,9 @@ fn tile_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
                 offset + unit,
                 if partial { ", reaching past the array (partly padding)" } else { "" }
             );
-            let label = offset.to_string();
-            cells.push(Cell { offset, kind: Kind::Data, index: Some(ix), label, partial, tooltip });
+            let mut cell = Cell::new(offset, Kind::Data, Some(ix), offset.to_string(), tooltip);
+            cell.partial = partial;
+            cells.push(cell);
         }
     }
     let tile_text: Vec<String> =
@@ -421,17 +537,18 @@ fn tile_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
             tile_text.join(", ")
         ),
         axes: axes(g, &format!(" in tiles of {th}"), &format!(" in tiles of {tw}")),
-        col_labels: (win.c0..win.c0 + win.cols).map(|c| (c * tw).to_string()).collect(),
-        row_labels: (win.r0..win.r0 + win.rows).map(|r| (r * th).to_string()).collect(),
+        col_labels: (c0..c0 + win.cols).map(|c| (c * tw).to_string()).collect(),
+        row_labels: (r0..r0 + win.rows).map(|r| (r * th).to_string()).collect(),
         cols: win.cols,
         cells,
         frames: Vec::new(),
         colour_span: unit,
         closed: false,
-        notes: win.note.into_iter().collect(),
+        gaps: Gaps::default(),
+        notes: win.describe().into_iter().collect(),
     };
     let row = o.memory_row.unwrap_or_else(|| memory_row(counts, 1)).clamp(1, MAX_MEMORY_ROW);
-    let whole = win.whole && g.lead.is_empty();
+    let whole = win.is_whole() && g.lead.is_empty();
     let mut memory = memory_panel(g, &logical.cells, whole, row, unit, |k| {
         let offset = k.saturating_mul(unit);
         match g.plan.index_of(offset) {
@@ -509,14 +626,28 @@ fn assemble(
     let (w1, h1) = panels[0].size();
     let (w2, h2) = panels[1].size();
     let title_width = lines.iter().map(|l| l.chars().count() * 9).max().unwrap_or(0);
-    let width = (MARGIN + w1 + GAP + w2 + MARGIN).max(MARGIN + title_width);
-    let height = TOP + h1.max(h2) + MARGIN;
+    // Side by side when that fits a laptop's screen, else the memory panel under the
+    // logical one: the picture is scaled to the page's width, so the narrower the larger
+    // its text.
+    let beside = MARGIN + w1 + GAP + w2 + MARGIN <= SCREEN_WIDTH;
+    let (second, width, height) = if beside {
+        ((MARGIN + w1 + GAP, TOP), MARGIN + w1 + GAP + w2 + MARGIN, TOP + h1.max(h2) + MARGIN)
+    } else {
+        (
+            (MARGIN, TOP + h1 + GAP / 2),
+            MARGIN + w1.max(w2) + MARGIN,
+            TOP + h1 + GAP / 2 + h2 + MARGIN,
+        )
+    };
+    let width = width.max(MARGIN + title_width);
     let mut out = String::new();
+    // The natural size; the style sheet scales a wider picture down to the page.
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="xlayout-map" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="11" data-shape="{}" data-mode="{}"><title>{}</title>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="xlayout-map" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="11" data-shape="{}" data-mode="{}" data-panels="{}"><title>{}</title>"#,
         escape(&shape_text),
         if tiles { "tiles" } else { "elements" },
+        if beside { "beside" } else { "stacked" },
         escape(&shape_text)
     );
     if standalone {
@@ -551,7 +682,7 @@ fn assemble(
     }
     let mut colours = Colours::default();
     panels[0].write(&mut out, MARGIN, TOP, &mut colours);
-    panels[1].write(&mut out, MARGIN + w1 + GAP, TOP, &mut colours);
+    panels[1].write(&mut out, second.0, second.1, &mut colours);
     out.push_str("</svg>\n");
     out
 }

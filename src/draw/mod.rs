@@ -4,7 +4,9 @@
 //! [`map_svg`] draws two panels side by side, in the manner of Figure 1 of XLA's tiled-layout
 //! document: on the left the logical slice, one cell per element showing its memory offset,
 //! coloured by tile with each tile level framed; on the right memory order, offsets `0..` in
-//! rows, each cell showing the logical index stored there. Padding is hatched in both.
+//! rows, each cell showing the logical index stored there (for a window, where its cells
+//! are). Padding is hatched in both. A picture wider than a laptop's screen puts the memory
+//! panel under the logical one, and every picture scales down to the width of its page.
 //!
 //! ```
 //! use xlayout::{draw, ArrayShape};
@@ -18,8 +20,8 @@
 //!
 //! All index arithmetic is the [`Plan`](crate::Plan)'s: the pictures read offsets, inverse
 //! indices and tile levels off it and never compute a tiled index themselves. Every picture is
-//! bounded ([`MAX_CELLS`] cells per panel, whatever the shape), says in its text when it shows
-//! only part of the array, and escapes all the text it carries.
+//! bounded ([`MAX_CELLS`] cells per panel, whatever the shape; [`Window`] says which), says in
+//! its text when it shows only part of the array, and escapes all the text it carries.
 
 mod geometry;
 #[cfg(feature = "hlo")]
@@ -29,7 +31,7 @@ mod svg;
 
 #[cfg(feature = "hlo")]
 pub use html::{report_html, HtmlOptions, HtmlPage, PAGE_MAPS};
-pub use map::{map_svg, MapOptions, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
+pub use map::{map_svg, MapOptions, Window, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
 pub use svg::escape;
 
 /// For each tile level of `plan` (first applied first), how many consecutive positions of

@@ -71,6 +71,39 @@ pub(crate) struct Cell {
     pub partial: bool,
     /// The tooltip, shown when the label does not fit or is empty.
     pub tooltip: String,
+    /// A memory position the logical panel's window does not show, drawn faded.
+    pub outside: bool,
+}
+
+impl Cell {
+    /// A cell that is no partial tile and not outside the window.
+    pub fn new(
+        offset: usize,
+        kind: Kind,
+        index: Option<String>,
+        label: String,
+        tooltip: String,
+    ) -> Cell {
+        Cell { offset, kind, index, label, partial: false, tooltip, outside: false }
+    }
+}
+
+/// Where a panel leaves rows or columns out: the panel rows (columns) that do not follow
+/// the one before them, a dashed line drawn above (left of) each.
+#[derive(Default)]
+pub(crate) struct Gaps {
+    pub rows: Vec<usize>,
+    pub cols: Vec<usize>,
+}
+
+impl Gaps {
+    /// The gaps of a panel that shows the rows `rows` and columns `cols` of a larger grid
+    /// (each increasing).
+    pub fn between(rows: &[usize], cols: &[usize]) -> Gaps {
+        let jumps =
+            |v: &[usize]| (1..v.len()).filter(|&i| v[i] != v[i - 1] + 1).collect::<Vec<_>>();
+        Gaps { rows: jumps(rows), cols: jumps(cols) }
+    }
 }
 
 /// A grid of cells with its labels; cells are in row-major order, the last row may be short.
@@ -91,6 +124,7 @@ pub(crate) struct Panel {
     /// Whether the panel's edge is a tile boundary (it shows whole tiles): the border is then
     /// drawn as a first-level frame.
     pub closed: bool,
+    pub gaps: Gaps,
     pub notes: Vec<String>,
 }
 
@@ -186,7 +220,8 @@ impl Panel {
                 (Kind::Padding, _) => "cell pad",
                 (Kind::Tail, _) => "cell pad tail",
             };
-            let _ = write!(out, r#"<g class="{class}""#);
+            let outside = if cell.outside { " outside" } else { "" };
+            let _ = write!(out, r#"<g class="{class}{outside}""#);
             if let Some(index) = &cell.index {
                 let _ = write!(out, r#" data-index="{}""#, escape(index));
             }
@@ -227,6 +262,17 @@ impl Panel {
                 let deep = if level >= 2 { " deep" } else { "" };
                 let _ = write!(out, r#"<path class="frame level{level}{deep}" d="{d}"/>"#);
             }
+        }
+        let (width, height) = (cols * cw, rows * ch);
+        let mut d = String::new();
+        for &r in &self.gaps.rows {
+            let _ = write!(d, "M{gutter},{}H{}", PANEL_TOP + r * ch, gutter + width);
+        }
+        for &c in &self.gaps.cols {
+            let _ = write!(d, "M{},{PANEL_TOP}V{}", gutter + c * cw, PANEL_TOP + height);
+        }
+        if !d.is_empty() {
+            let _ = write!(out, r#"<path class="gap" d="{d}"/>"#);
         }
         if !self.cells.is_empty() {
             let (full, last) = (self.cells.len() / cols, self.cells.len() % cols);
@@ -301,8 +347,12 @@ fn frame_path(
     d
 }
 
-/// Tile colours, picked greedily so that no tile shares its colour with a tile drawn next to
-/// it (left, above, diagonally above), and kept per tile across panels.
+/// Tile colours, picked greedily so that no tile shares its colour with the tiles before and
+/// after it in memory nor with a tile drawn next to it (left, above, diagonally above), and
+/// kept per tile across panels. A tile is its number in memory order (its cells' offset
+/// divided by the panel's colour span); whichever of two neighbours in memory is drawn
+/// second avoids the first's colour, and with 8 colours for at most 6 neighbours one is
+/// always free.
 #[derive(Default)]
 pub(crate) struct Colours {
     chosen: BTreeMap<usize, usize>,
@@ -313,8 +363,10 @@ impl Colours {
         if let Some(&c) = self.chosen.get(&key) {
             return c;
         }
+        let in_memory = [key.checked_sub(1), key.checked_add(1)];
         let taken: Vec<usize> = neighbours
             .iter()
+            .chain(&in_memory)
             .flatten()
             .filter(|&&n| n != key)
             .filter_map(|n| self.chosen.get(n).copied())
@@ -325,10 +377,12 @@ impl Colours {
     }
 }
 
-/// The style sheet of a map: cell text, hatching, frames per tile level. Every rule is
-/// scoped to `.xlayout-map` (the class of a map's root), so maps placed inside an HTML page
-/// style only themselves.
+/// The style sheet of a map: its size (natural, or scaled down to the page's width with its
+/// proportions kept), cell text, hatching, frames per tile level. Every rule is scoped to
+/// `.xlayout-map` (the class of a map's root), so maps placed inside an HTML page style only
+/// themselves.
 pub(crate) const STYLE: &str = "\
+.xlayout-map{max-width:100%;height:auto}\
 .xlayout-map text{fill:#111}\
 .xlayout-map .title{font-size:14px;font-weight:bold}\
 .xlayout-map .heading{font-weight:bold}\
@@ -343,7 +397,9 @@ pub(crate) const STYLE: &str = "\
 .xlayout-map .level0{stroke-width:2.5}\
 .xlayout-map .level1{stroke-width:1.25;stroke:#444}\
 .xlayout-map .deep{stroke-width:0.75;stroke:#555;stroke-dasharray:3 2}\
-.xlayout-map .border{fill:none;stroke:#888;stroke-width:1}";
+.xlayout-map .border{fill:none;stroke:#888;stroke-width:1}\
+.xlayout-map .outside{opacity:0.35}\
+.xlayout-map .gap{fill:none;stroke:#a33;stroke-width:1.5;stroke-dasharray:4 3}";
 
 /// The hatch pattern padding cells are drawn with.
 pub(crate) const DEFS: &str = r##"<defs><pattern id="xlayout-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.45"/><line x1="0" y1="0" x2="0" y2="6" stroke="#888" stroke-width="2"/></pattern></defs>"##;

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::attribute::shape_index;
 use super::buffer::Analysis;
+use super::id::{IndexVec, InstrId, ShapeId};
 use super::peak::tree::Tree;
 
 /// A line of a dump that could not be read.
@@ -171,7 +173,7 @@ fn value(rest: &str) -> Option<AssignedValue> {
     let named = words.next()?;
     let phi = words.any(|w| w == "(phi)");
     let (instruction, shape_index) = match named.find('{') {
-        Some(b) => (&named[..b], super::peak::shape_index(&named[b..])?),
+        Some(b) => (&named[..b], shape_index(&named[b..])?),
         None => (named, Vec::new()),
     };
     let tail = tail.trim_start().strip_prefix("(size=")?;
@@ -318,7 +320,7 @@ impl LiveRangeDump {
 fn named_index(t: &str) -> Option<(String, Vec<u64>, &str)> {
     let open = t.find('{')?;
     let close = open + t[open..].find('}')?;
-    let index = super::peak::shape_index(&t[open..=close])?;
+    let index = shape_index(&t[open..=close])?;
     Some((t[..open].to_string(), index, &t[close + 1..]))
 }
 
@@ -358,7 +360,7 @@ pub struct SizeDifference {
     /// The value.
     pub value: AssignedValue,
     /// The module's instruction of that name, if there is one.
-    pub module_instruction: Option<usize>,
+    pub module_instruction: Option<InstrId>,
     /// This crate's `ArraySize` (or index-table size) of the value's shape; `None` when
     /// the instruction, the index or a size is missing.
     pub array_bytes: Option<u64>,
@@ -383,22 +385,16 @@ pub fn size_differences(
     a: &Analysis<'_, '_>,
 ) -> Vec<SizeDifference> {
     let m = a.module;
-    let mut by_name = std::collections::HashMap::with_capacity(m.instructions.len());
-    for (i, ins) in m.instructions.iter().enumerate() {
-        by_name.entry(ins.name).or_insert(i);
-    }
-    let mut trees: std::collections::HashMap<u32, Tree> = std::collections::HashMap::new();
+    // Each distinct shape's tree built once, when a value first needs it.
+    let mut trees: IndexVec<ShapeId, Option<Tree>> = IndexVec::from_elem(None, m.shapes.len());
     let mut out = Vec::new();
     for alloc in &assignment.allocations {
         for v in &alloc.values {
-            let i = by_name.get(v.instruction.as_str()).copied();
+            let i = m.instruction_id(&v.instruction);
             let sizes = i.and_then(|i| {
                 let id = m.instructions[i].shape?;
-                let tree = trees.entry(id.0).or_insert_with(|| {
-                    Tree::new(&m.shapes[id.0 as usize], &a.shapes[id.0 as usize])
-                });
-                let node = tree.at(&v.shape_index)?;
-                tree.nodes[node as usize].sizes
+                let tree = trees[id].get_or_insert_with(|| Tree::new(&m.shapes[id], &a.shapes[id]));
+                tree.nodes[tree.at(&v.shape_index)?].sizes
             });
             if sizes.map(|s| s.array_bytes) != Some(v.size) {
                 out.push(SizeDifference {

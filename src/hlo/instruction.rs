@@ -1,14 +1,20 @@
-//! One instruction statement, `[ROOT] name = shape opcode(operands), key=value, ...`, read
-//! in two steps around its result shape (which layout-runtime's parser reads): the head
-//! (`ROOT`, name, where the shape starts) and the tail (opcode, operands, attributes).
+//! One instruction: the [`Instruction`] type, and its statement,
+//! `[ROOT] name = shape opcode(operands), key=value, ...`, read in two steps around its
+//! result shape (which layout-runtime's parser reads): the head (`ROOT`, name, where the
+//! shape starts) and the tail (opcode, operands, attributes).
 
 use std::ops::ControlFlow;
 
+use serde::Serialize;
+
+use super::attribute::{alias_pairs, AliasPair, CallAttribute};
+use super::id::{CompId, InstrId, ShapeId};
 use super::lex::{
-    is_name_byte, keyword, matching_close, split_name, split_top_level, walk, Event,
+    for_each_top_level, is_name_byte, keyword, matching_close, split_name, walk, Event,
     BRACKETS_AND_BLANKS,
 };
 use super::metadata::Metadata;
+use super::opcode::Opcode;
 
 /// The part before the result shape.
 pub(crate) struct Head<'t> {
@@ -43,59 +49,170 @@ pub(crate) fn head(text: &str) -> Option<Head<'_>> {
     Some(Head { is_root: keyword == Some("ROOT"), name, shape_at, shape_text, nesting })
 }
 
-/// The part after the result shape.
-#[derive(Debug, Default)]
-pub(crate) struct Tail<'t> {
-    pub opcode: &'t str,
-    pub operands: Vec<&'t str>,
+/// One instruction: what the dump says about it, with its result shape read and checked,
+/// its operands and called computations resolved to ids, and the attributes the analyses
+/// read parsed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Instruction<'t> {
+    /// The line it starts on.
+    pub line: usize,
+    /// The name, without `%`.
+    pub name: &'t str,
+    /// The opcode.
+    pub opcode: Opcode<'t>,
+    /// Whether it is its computation's `ROOT`.
+    pub is_root: bool,
+    /// The result shape as written.
+    pub shape_text: &'t str,
+    /// The result shape, if the parser and the validator accept it.
+    pub shape: Option<ShapeId>,
+    /// Its operands, in order.
+    pub operands: Vec<Operand<'t>>,
+    /// `parameter(N)`: N.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parameter_number: Option<u64>,
-    pub attributes: &'t str,
-    pub metadata: Metadata<'t>,
+    /// `get-tuple-element`'s `index=N`: N.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuple_index: Option<u64>,
+    /// The computations it calls.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub called: Vec<Called<'t>>,
+    /// `output_to_operand_aliasing={...}`: outputs that are operands' buffers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub output_to_operand_aliasing: Vec<AliasPair>,
+    /// Everything after the operand list, as written (`kind=kLoop, calls=%f, ...`).
+    pub attributes: &'t str,
+    /// Its `metadata={...}`.
+    pub metadata: Metadata<'t>,
+    /// Its computation; `None` for an instruction outside any computation (a snippet).
+    pub computation: Option<CompId>,
+    /// Its place in its computation (the schedule order in a scheduled module), from 0.
+    pub position: usize,
+}
+
+impl Instruction<'_> {
+    /// The instruction operand `slot` names, if there is one of that name in this
+    /// instruction's computation.
+    ///
+    /// ```
+    /// use xlayout::hlo::Module;
+    /// let m = Module::parse("%a = f32[2]{0} parameter(0)\n%b = f32[2]{0} add(%a, %gone)\n");
+    /// let b = &m.instructions[m.instruction_id("b").unwrap()];
+    /// assert_eq!((b.operand(0), b.operand(1), b.operand(2)), (m.instruction_id("a"), None, None));
+    /// ```
+    #[inline]
+    pub fn operand(&self, slot: usize) -> Option<InstrId> {
+        self.operands.get(slot)?.id
+    }
+
+    /// The computations it runs as steps of the program before its own step, in XLA's
+    /// order: a `call`'s `to_apply` (or `calls`), a `conditional`'s branches, a `while`'s
+    /// condition then body (whatever order the text names them in); none for other opcodes.
+    ///
+    /// ```
+    /// use xlayout::hlo::{CallAttribute, Module};
+    /// let m = Module::parse("%b {\n}\n%c {\n}\n%w = (s32[]) while(%t), body=%b, condition=%c\n");
+    /// let w = &m.instructions.raw()[0];
+    /// let order: Vec<_> = w.sequential_callees().map(|(a, c)| (a, m.computations[c].name)).collect();
+    /// assert_eq!(order, [(CallAttribute::Condition, "c"), (CallAttribute::Body, "b")]);
+    /// ```
+    pub fn sequential_callees(&self) -> impl Iterator<Item = (CallAttribute, CompId)> + '_ {
+        use CallAttribute as A;
+        let order: &'static [CallAttribute] = match self.opcode {
+            Opcode::Call => &[A::ToApply, A::Calls],
+            Opcode::Conditional => {
+                &[A::BranchComputations, A::TrueComputation, A::FalseComputation]
+            }
+            Opcode::While => &[A::Condition, A::Body],
+            _ => &[],
+        };
+        order.iter().flat_map(move |&a| {
+            self.called
+                .iter()
+                .filter(move |c| c.attribute == a)
+                .filter_map(move |c| Some((a, c.id?)))
+        })
+    }
+
+    /// The first computation it names with `attribute`.
+    ///
+    /// ```
+    /// use xlayout::hlo::{CallAttribute, Module};
+    /// let m = Module::parse("%f {\n}\n%x = f32[2]{0} fusion(), kind=kLoop, calls=%f\n");
+    /// let x = &m.instructions.raw()[0];
+    /// assert_eq!(x.called_by(CallAttribute::Calls), m.computation_id("f"));
+    /// ```
+    pub fn called_by(&self, attribute: CallAttribute) -> Option<CompId> {
+        self.called.iter().find(|c| c.attribute == attribute)?.id
+    }
+}
+
+/// An operand: the name as written and the instruction it names.
+///
+/// ```
+/// use xlayout::hlo::Module;
+/// let m = Module::parse("%a = f32[2]{0} parameter(0)\n%b = f32[2]{0} negate(f32[2]{0} %a)\n");
+/// let o = &m.instructions.raw()[1].operands[0];
+/// assert_eq!((o.name, o.id), ("a", m.instruction_id("a")));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Operand<'t> {
+    /// The name, without `%`.
+    pub name: &'t str,
+    /// The instruction of that name in the same computation (the first, if several have
+    /// it); `None` when there is none.
+    pub id: Option<InstrId>,
 }
 
 /// A computation an instruction calls, and the attribute that names it.
 ///
 /// ```
-/// use xlayout::hlo::Module;
+/// use xlayout::hlo::{CallAttribute, Module};
 /// let m = Module::parse("%w = (s32[]) while(%t), condition=%cond, body=%body\n");
-/// let called: Vec<_> = m.instructions[0].called.iter().map(|c| (c.attribute, c.computation)).collect();
-/// assert_eq!(called, [("condition", "cond"), ("body", "body")]);
+/// let called: Vec<_> = m.instructions.raw()[0].called.iter().map(|c| (c.attribute, c.name)).collect();
+/// assert_eq!(called, [(CallAttribute::Condition, "cond"), (CallAttribute::Body, "body")]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Called<'t> {
     /// `calls`, `to_apply`, `body`, `condition`, `branch_computations`, ...
-    pub attribute: &'t str,
+    pub attribute: CallAttribute,
     /// The computation's name, without `%`.
-    pub computation: &'t str,
+    pub name: &'t str,
+    /// The computation of that name (the first, if several have it); `None` when the
+    /// module has none.
+    pub id: Option<CompId>,
 }
 
-/// Whether attribute `key` of an `opcode` instruction names computations.
-fn is_call_attribute(key: &str, opcode: &str) -> bool {
-    match key {
-        "calls"
-        | "to_apply"
-        | "condition"
-        | "body"
-        | "branch_computations"
-        | "true_computation"
-        | "false_computation"
-        | "called_computations"
-        | "select" => true,
-        "scatter" => opcode == "select-and-scatter",
-        _ => false,
+/// The part after the result shape.
+#[derive(Debug)]
+pub(crate) struct Tail<'t> {
+    pub opcode: Opcode<'t>,
+    pub operands: Vec<Operand<'t>>,
+    pub parameter_number: Option<u64>,
+    pub tuple_index: Option<u64>,
+    pub attributes: &'t str,
+    pub metadata: Metadata<'t>,
+    pub called: Vec<Called<'t>>,
+    pub output_to_operand_aliasing: Vec<AliasPair>,
+}
+
+/// Whether attribute `key` of an `opcode` instruction names computations, and which.
+fn call_attribute(key: &str, opcode: Opcode<'_>) -> Option<CallAttribute> {
+    match CallAttribute::parse(key)? {
+        CallAttribute::Scatter if opcode != Opcode::SelectAndScatter => None,
+        a => Some(a),
     }
 }
 
 /// Reads `opcode(operands), attributes` (`rest` starts after the shape). `Err` says what
-/// is missing.
-pub(crate) fn tail(rest: &str) -> Result<Tail<'_>, &'static str> {
+/// is missing. Operands and called computations are left unresolved (`id: None`).
+pub(crate) fn tail<'t>(rest: &'t str) -> Result<Tail<'t>, &'static str> {
     let rest = rest.trim_start();
     let len = rest.bytes().take_while(|&b| is_name_byte(b)).count();
     if len == 0 {
         return Err("no opcode after the result shape");
     }
-    let opcode = &rest[..len];
+    let opcode = Opcode::parse(&rest[..len]);
     let after = rest[len..].trim_start();
     if !after.starts_with('(') {
         return Err("no `(` after the opcode");
@@ -108,33 +225,53 @@ pub(crate) fn tail(rest: &str) -> Result<Tail<'_>, &'static str> {
         // Unclosed (already reported as such): what there is are operands.
         None => (&after[1..], ""),
     };
-    let mut t = Tail { opcode, attributes, ..Tail::default() };
+    let mut t = Tail {
+        opcode,
+        operands: Vec::new(),
+        parameter_number: None,
+        tuple_index: None,
+        attributes,
+        metadata: Metadata::default(),
+        called: Vec::new(),
+        output_to_operand_aliasing: Vec::new(),
+    };
     match opcode {
-        "parameter" => t.parameter_number = operand_text.trim().parse().ok(),
-        "constant" => {} // a literal, no operands
-        _ => {
-            t.operands =
-                split_top_level(operand_text).into_iter().filter_map(operand_name).collect()
-        }
+        Opcode::Parameter => t.parameter_number = operand_text.trim().parse().ok(),
+        Opcode::Constant => {} // a literal, no operands
+        _ => for_each_top_level(operand_text, |piece| {
+            if let Some(name) = operand_name(piece) {
+                t.operands.push(Operand { name, id: None });
+            }
+        }),
     }
-    for attribute in split_top_level(attributes) {
-        let Some((key, value)) = attribute.split_once('=') else { continue };
+    // The first `index=` and `output_to_operand_aliasing=` count, as the last `metadata=`.
+    let (mut index_seen, mut aliasing_seen) = (false, false);
+    for_each_top_level(attributes, |attribute| {
+        let Some((key, value)) = attribute.split_once('=') else { return };
         let key = key.trim();
         let value = value.trim();
         if key == "metadata" {
             t.metadata = Metadata::parse(value);
-        } else if is_call_attribute(key, opcode) {
-            let names = match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
-                Some(inner) => split_top_level(inner),
-                None => vec![value],
-            };
-            for name in names {
-                if let Some((computation, _)) = split_name(name) {
-                    t.called.push(Called { attribute: key, computation });
+        } else if key == "index" && !std::mem::replace(&mut index_seen, true) {
+            if opcode == Opcode::GetTupleElement {
+                t.tuple_index = value.parse().ok();
+            }
+        } else if key == "output_to_operand_aliasing"
+            && !std::mem::replace(&mut aliasing_seen, true)
+        {
+            t.output_to_operand_aliasing = alias_pairs(value);
+        } else if let Some(attribute) = call_attribute(key, opcode) {
+            let mut add = |name: &'t str| {
+                if let Some((name, _)) = split_name(name) {
+                    t.called.push(Called { attribute, name, id: None });
                 }
+            };
+            match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+                Some(inner) => for_each_top_level(inner, &mut add),
+                None => add(value),
             }
         }
-    }
+    });
     Ok(t)
 }
 
@@ -177,24 +314,46 @@ mod tests {
              metadata={op_name=\"x, y=(z)\" source_line=3}, backend_config={\"k\":\"v, w\"}",
         )
         .unwrap();
-        assert_eq!(t.opcode, "fusion");
-        assert_eq!(t.operands, ["a", "b.2", "c"]);
-        assert_eq!(t.called, [Called { attribute: "calls", computation: "fused.1" }]);
+        assert_eq!(t.opcode, Opcode::Fusion);
+        assert_eq!(names(&t.operands), ["a", "b.2", "c"]);
+        assert_eq!(
+            t.called,
+            [Called { attribute: CallAttribute::Calls, name: "fused.1", id: None }]
+        );
         assert_eq!(t.metadata.op_name.as_deref(), Some("x, y=(z)"));
         assert!(t.attributes.starts_with("kind=kLoop"));
         let t = tail("conditional(%p, %a, %b), branch_computations={%b0, %b1}").unwrap();
-        let names: Vec<_> = t.called.iter().map(|c| c.computation).collect();
-        assert_eq!(names, ["b0", "b1"]);
+        let called: Vec<_> = t.called.iter().map(|c| c.name).collect();
+        assert_eq!(called, ["b0", "b1"]);
         let t = tail("parameter(3), sharding={replicated}").unwrap();
         assert_eq!((t.parameter_number, t.operands.len()), (Some(3), 0));
         let t = tail("constant({ {1, 2}, {3, 4} })").unwrap();
         assert!(t.operands.is_empty());
         let t = tail("add(%a, %b").unwrap(); // truncated
-        assert_eq!((t.operands.as_slice(), t.attributes), (&["a", "b"][..], ""));
+        assert_eq!((names(&t.operands), t.attributes), (vec!["a", "b"], ""));
         assert_eq!(tail("  (x)").unwrap_err(), "no opcode after the result shape");
         assert_eq!(tail(" add %a").unwrap_err(), "no `(` after the opcode");
         let t = tail("select-and-scatter(%o, %s, %i), select=%ge, scatter=%add").unwrap();
         assert_eq!(t.called.len(), 2);
+        let t = tail("scatter(%o, %i, %u), to_apply=%add, scatter=%x").unwrap();
+        assert_eq!(t.called.len(), 1);
+        let t = tail("get-tuple-element(%t), index=3, index=4").unwrap();
+        assert_eq!(t.tuple_index, Some(3));
+        let t = tail("get-tuple-element(%t), index=x, index=4").unwrap();
+        assert_eq!(t.tuple_index, None);
+        let t = tail(
+            "custom-call(%a, %b), output_to_operand_aliasing={{0}: (1, {})}, \
+             output_to_operand_aliasing={{1}: (0, {})}",
+        )
+        .unwrap();
+        assert_eq!(
+            t.output_to_operand_aliasing,
+            [AliasPair { output: vec![0], operand: 1, operand_index: vec![] }]
+        );
+    }
+
+    fn names<'a>(operands: &[Operand<'a>]) -> Vec<&'a str> {
+        operands.iter().map(|o| o.name).collect()
     }
 
     #[test]

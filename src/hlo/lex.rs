@@ -469,23 +469,28 @@ pub(crate) fn matching_close(s: &str) -> Option<usize> {
 
 /// The pieces of `s` between commas at bracket depth 0, trimmed; empty pieces dropped.
 pub(crate) fn split_top_level(s: &str) -> Vec<&str> {
-    fn push<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
+    let mut pieces = Vec::new();
+    for_each_top_level(s, |piece| pieces.push(piece));
+    pieces
+}
+
+/// Calls `f` on each piece [`split_top_level`] gives, without collecting them.
+pub(crate) fn for_each_top_level<'a>(s: &'a str, mut f: impl FnMut(&'a str)) {
+    let mut piece = |piece: &'a str| {
         let piece = piece.trim();
         if !piece.is_empty() {
-            pieces.push(piece);
+            f(piece);
         }
-    }
-    let mut pieces = Vec::new();
+    };
     let mut start = 0;
     let _ = walk(s, &BRACKETS_AND_COMMAS, |at, e, depth| {
         if e == Event::Byte(b',') && depth == 0 {
-            push(&mut pieces, &s[start..at]);
+            piece(&s[start..at]);
             start = at + 1;
         }
         ControlFlow::Continue(())
     });
-    push(&mut pieces, &s[start..]);
-    pieces
+    piece(&s[start..]);
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 //! TPU and GPU dumps, fragments) is read in stages, each a plain data type:
 //!
 //! 1. [`decode`]: bytes to text (a line that is not UTF-8 is reported and read lossily);
-//! 2. [`Module::parse`]: computations and instructions (name, opcode, result shape, operands,
-//!    metadata, schedule order), every result shape read by layout-runtime's parser and
-//!    checked by its validator, and a [`Diagnostic`] with its line for what cannot be read;
+//! 2. [`Module::parse`]: computations and instructions (name, [`Opcode`], result shape,
+//!    operands, the attributes the analyses read, metadata, schedule order), every result
+//!    shape read by layout-runtime's parser and checked by its validator, every name
+//!    resolved to a typed id ([`InstrId`], [`CompId`], [`ShapeId`]), and a [`Diagnostic`]
+//!    with its line for what cannot be read;
 //! 3. [`Analysis::new`]: buffers — which instructions own memory, the sizes of every result
 //!    (XLA's `ArraySize` and the data in it), why it pads, the layout that would pad least;
 //! 4. [`Report::new`]: totals per memory space and computation, top-N lists, groups; rows
@@ -30,7 +32,7 @@
 //! assert_eq!(report.totals.owned.instructions, 2);
 //! assert_eq!(report.totals.owned.sizes.array_bytes, 2 * 34_359_738_368);
 //!
-//! let row = analysis.row(1);
+//! let row = analysis.row(module.instruction_id("n").unwrap());
 //! assert_eq!(row.sizes.unwrap().sizes.logical_bytes, 1_073_741_824);
 //! assert_eq!(row.sizes.unwrap().sizes.expansion().as_deref(), Some("32.0"));
 //! assert_eq!(row.causes, ["d2 4 -> 128 (x32.0)"]);
@@ -38,32 +40,39 @@
 //! ```
 
 mod assignment;
+mod attribute;
+mod best;
 mod buffer;
 mod decode;
 mod diagnostic;
 mod dump;
+mod id;
 pub(crate) mod instruction;
 pub(crate) mod lex;
 mod metadata;
 mod module;
+mod opcode;
 mod peak;
+mod read;
 mod report;
+mod sizes;
 pub mod units;
 
 pub use assignment::{
     dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
     DumpProblem, DumpRange, LiveRangeDump, SizeDifference,
 };
-pub use buffer::{
-    best_layout, defines_leaf, Analysis, BestLayout, BufferFacts, Cause, Leaf, LeafKind, Ownership,
-    ShapeFacts, Sizes, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET,
-};
+pub use attribute::{AliasPair, CallAttribute};
+pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
+pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
 pub use decode::decode;
 pub use diagnostic::{Diagnostic, DiagnosticKind};
 pub use dump::{module_files, Stage};
-pub use instruction::Called;
+pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
+pub use instruction::{Called, Instruction, Operand};
 pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
-pub use module::{CallContext, Computation, Instruction, Module, ShapeId};
+pub use module::{CallContext, Computation, Module};
+pub use opcode::Opcode;
 pub use peak::{
     Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,
     NotModelledRow, Peak, PeakRow, PeakSummary, PeakValue, Rule, XlaPeak,
@@ -71,3 +80,4 @@ pub use peak::{
 pub use report::{
     op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
 };
+pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};

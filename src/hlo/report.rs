@@ -6,8 +6,10 @@ use std::collections::HashMap;
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::buffer::{Analysis, LeafKind, Ownership, Sizes};
+use super::buffer::{Analysis, Ownership};
 use super::diagnostic::Diagnostic;
+use super::id::{IndexVec, InstrId};
+use super::sizes::{LeafKind, Sizes};
 
 /// The version of the machine-readable report (JSON keys, TSV columns). It changes only
 /// when a key or column is renamed or removed, or a value changes meaning.
@@ -156,7 +158,7 @@ pub struct Row<'a> {
     pub computation: Option<&'a str>,
     /// Its name, without `%`.
     pub instruction: &'a str,
-    /// Its opcode.
+    /// Its opcode, as written.
     pub opcode: &'a str,
     /// Its result shape as written.
     pub shape: &'a str,
@@ -201,13 +203,13 @@ impl Analysis<'_, '_> {
     /// use xlayout::hlo::{Analysis, Module};
     /// let m = Module::parse("%p = bf16[16,1280,40]{2,1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}\n");
     /// let a = Analysis::new(&m);
-    /// let r = a.row(0);
+    /// let r = a.row(m.instruction_id("p").unwrap());
     /// assert_eq!(r.sizes.unwrap().sizes.array_bytes, 5_242_880);
     /// assert_eq!(r.causes, ["d2 40 -> 128 (x3.20)"]);
     /// assert_eq!(r.best_layout.as_deref(), Some("{1,2,0:T(8,128)(2,1)}"));
     /// assert_eq!((r.owns_buffer, r.op_name), (true, Some("x")));
     /// ```
-    pub fn row(&self, i: usize) -> Row<'_> {
+    pub fn row(&self, i: InstrId) -> Row<'_> {
         let m = self.module;
         let ins = &m.instructions[i];
         let facts = self.facts(i);
@@ -230,9 +232,9 @@ impl Analysis<'_, '_> {
         }
         Row {
             line: ins.line,
-            computation: ins.computation.map(|c| m.computations[c].name),
+            computation: m.computation_name(i),
             instruction: ins.name,
-            opcode: ins.opcode,
+            opcode: ins.opcode.as_str(),
             shape: ins.shape_text,
             memory_spaces: facts.map(|f| f.memory_spaces.clone()).unwrap_or_default(),
             sizes: facts.map(|f| RowSizes { sizes: f.total, unsized_leaves: f.unsized_leaves }),
@@ -248,7 +250,7 @@ impl Analysis<'_, '_> {
     }
 }
 
-/// A module's report: totals, the top lists (instruction indices), groups.
+/// A module's report: totals, the top lists (instruction ids), groups.
 ///
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
@@ -258,8 +260,9 @@ impl Analysis<'_, '_> {
 /// let r = Report::new(&a, ReportOptions::default());
 /// assert_eq!(r.totals.owned.instructions, 3);
 /// assert_eq!(r.totals.owned.sizes.array_bytes, 512 + 4096 + 512);
-/// assert_eq!(r.top_allocated, [1, 0, 2]); // b, then a and c in file order
-/// assert_eq!(r.top_expansion, [0, 2, 1]); // 12.8x, 12.8x, 1.02x
+/// let names = |list: &[xlayout::hlo::InstrId]| -> Vec<&str> { list.iter().map(|&i| m.instructions[i].name).collect() };
+/// assert_eq!(names(&r.top_allocated), ["b", "a", "c"]); // b, then a and c in file order
+/// assert_eq!(names(&r.top_expansion), ["a", "c", "b"]); // 12.8x, 12.8x, 1.02x
 /// ```
 #[derive(Clone, Debug)]
 pub struct Report<'r, 'm, 't> {
@@ -270,12 +273,12 @@ pub struct Report<'r, 'm, 't> {
     /// The totals.
     pub totals: Totals,
     /// Owning instructions by owned bytes, largest first (ties in file order).
-    pub top_allocated: Vec<usize>,
+    pub top_allocated: Vec<InstrId>,
     /// Owning instructions by padding bytes, largest first; only those that pad.
-    pub top_padding: Vec<usize>,
+    pub top_padding: Vec<InstrId>,
     /// Owning instructions by expansion, largest first (ties: larger first); only those
     /// that pad.
-    pub top_expansion: Vec<usize>,
+    pub top_expansion: Vec<InstrId>,
     /// Groups of owned buffers by [`ReportOptions::group_by`], largest first.
     pub groups: Vec<Keyed<String>>,
 }
@@ -286,10 +289,10 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
         let m = analysis.module;
         let mut totals = Totals { instructions: m.instructions.len() as u64, ..Totals::default() };
         let mut spaces: Vec<Keyed<i64>> = Vec::new();
-        let mut per_computation: Vec<Sum> = vec![Sum::default(); m.computations.len()];
+        let mut per_computation = IndexVec::from_elem(Sum::default(), m.computations.len());
         let mut outside = Sum::default();
-        let mut owners: Vec<usize> = Vec::new();
-        for (i, ins) in m.instructions.iter().enumerate() {
+        let mut owners: Vec<InstrId> = Vec::new();
+        for (i, ins) in m.instructions.iter_enumerated() {
             let b = &analysis.buffers[i];
             let Some(facts) = analysis.facts(i) else {
                 totals.unread_shapes += 1;
@@ -338,19 +341,19 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
         if outside.instructions > 0 {
             totals.by_computation.push(Keyed { key: String::from("-"), sum: outside });
         }
-        for (c, sum) in m.computations.iter().zip(per_computation) {
+        for (c, sum) in m.computations.iter().zip(per_computation.iter()) {
             if sum.instructions > 0 {
-                totals.by_computation.push(Keyed { key: c.name.to_string(), sum });
+                totals.by_computation.push(Keyed { key: c.name.to_string(), sum: *sum });
             }
         }
 
-        let owned = |i: &usize| analysis.buffers[*i].owned;
-        let listed: Vec<usize> =
+        let owned = |i: &InstrId| analysis.buffers[*i].owned;
+        let listed: Vec<InstrId> =
             owners.iter().copied().filter(|i| owned(i).array_bytes >= options.min_bytes).collect();
         let top_allocated = top(&listed, options.top, |a, b| {
             owned(b).array_bytes.cmp(&owned(a).array_bytes).then(a.cmp(b))
         });
-        let padded: Vec<usize> =
+        let padded: Vec<InstrId> =
             listed.iter().copied().filter(|i| owned(i).padding_bytes() > 0).collect();
         let top_padding = top(&padded, options.top, |a, b| {
             owned(b).padding_bytes().cmp(&owned(a).padding_bytes()).then(a.cmp(b))
@@ -369,7 +372,7 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
                 for &i in &owners {
                     let ins = &m.instructions[i];
                     let key = match by {
-                        GroupBy::Opcode => ins.opcode.to_string(),
+                        GroupBy::Opcode => ins.opcode.as_str().to_string(),
                         GroupBy::Shape => ins.shape_text.to_string(),
                         GroupBy::Op => op_prefix(ins.metadata.op_name.as_deref(), options.op_depth),
                     };
@@ -399,17 +402,18 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
     /// let m = Module::parse("%a = f32[10]{0:T(128)} parameter(0)\n%b = f32[100]{0:T(128)} parameter(1)\n");
     /// let a = Analysis::new(&m);
     /// let r = Report::new(&a, ReportOptions::default());
-    /// assert_eq!(r.expanding_more_than(128, 100), [0]); // 12.8x; 1.28x is not above 1.28
+    /// assert_eq!(r.expanding_more_than(128, 100), [m.instruction_id("a").unwrap()]); // 12.8x; 1.28x is not above 1.28
     /// ```
-    pub fn expanding_more_than(&self, num: u128, den: u128) -> Vec<usize> {
+    pub fn expanding_more_than(&self, num: u128, den: u128) -> Vec<InstrId> {
         let a = self.analysis;
-        (0..a.buffers.len())
-            .filter(|&i| {
-                let o = &a.buffers[i].owned;
-                a.buffers[i].ownership.owns()
-                    && u128::from(o.array_bytes).saturating_mul(den)
-                        > u128::from(o.logical_bytes).saturating_mul(num)
+        a.buffers
+            .iter_enumerated()
+            .filter(|(_, b)| {
+                b.ownership.owns()
+                    && u128::from(b.owned.array_bytes).saturating_mul(den)
+                        > u128::from(b.owned.logical_bytes).saturating_mul(num)
             })
+            .map(|(i, _)| i)
             .collect()
     }
 
@@ -421,10 +425,10 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
 
 /// The first `n` of `items` in `order`, without sorting all of them.
 fn top(
-    items: &[usize],
+    items: &[InstrId],
     n: usize,
-    order: impl Fn(&usize, &usize) -> std::cmp::Ordering,
-) -> Vec<usize> {
+    order: impl Fn(&InstrId, &InstrId) -> std::cmp::Ordering,
+) -> Vec<InstrId> {
     let mut v = items.to_vec();
     if n == 0 {
         return Vec::new();
@@ -472,7 +476,7 @@ impl Serialize for Report<'_, '_, '_> {
     /// `{"module", "is_scheduled", "entry", "lines", "totals", "top": {"allocated",
     /// "padding", "expansion"}, "groups"?, "instructions", "diagnostics"}`; rows as [`Row`].
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Rows<'a, 'm, 't>(&'a Analysis<'m, 't>, &'a [usize]);
+        struct Rows<'a, 'm, 't>(&'a Analysis<'m, 't>, &'a [InstrId]);
         impl Serialize for Rows<'_, '_, '_> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let mut seq = s.serialize_seq(Some(self.1.len()))?;
@@ -490,7 +494,7 @@ impl Serialize for Report<'_, '_, '_> {
         }
         let a = self.analysis;
         let m = a.module;
-        let all: Vec<usize> = (0..m.instructions.len()).collect();
+        let all: Vec<InstrId> = m.instructions.ids().collect();
         let mut st = s.serialize_struct("Report", 9)?;
         st.serialize_field("module", &m.name)?;
         st.serialize_field("is_scheduled", &m.is_scheduled)?;

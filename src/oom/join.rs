@@ -1,12 +1,10 @@
 //! `--hlo DUMP`: each entry's instruction looked up in the module the report is about, for
 //! its full shape, its metadata and the line of the user's program it comes from.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use super::report::OomReport;
-use crate::hlo::Module;
+use crate::hlo::{InstrId, Module};
 
 /// What the module says about an entry's instruction.
 ///
@@ -19,9 +17,9 @@ use crate::hlo::Module;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Joined<'m> {
-    /// The instruction (an index into the module's instructions).
+    /// The instruction.
     #[serde(skip)]
-    pub index: usize,
+    pub id: InstrId,
     /// Its line in the dump.
     pub line: usize,
     /// Its computation.
@@ -48,21 +46,17 @@ pub struct Joined<'m> {
 /// assert_eq!(j[0].as_ref().map(|j| (j.line, j.source.as_deref())), Some((2, Some("f.py:3"))));
 /// ```
 pub fn join<'m>(report: &OomReport, module: &'m Module<'_>) -> Vec<Option<Joined<'m>>> {
-    let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(module.instructions.len());
-    for (i, ins) in module.instructions.iter().enumerate() {
-        by_name.entry(ins.name).or_insert(i);
-    }
     report
         .entries
         .iter()
         .map(|e| {
-            let i = *by_name.get(e.instruction.as_deref()?)?;
+            let i = module.instruction_id(e.instruction.as_deref()?)?;
             let ins = &module.instructions[i];
             Some(Joined {
-                index: i,
+                id: i,
                 line: ins.line,
-                computation: ins.computation.map(|c| module.computations[c].name),
-                opcode: ins.opcode,
+                computation: module.computation_name(i),
+                opcode: ins.opcode.as_str(),
                 shape: ins.shape_text,
                 op_name: ins.metadata.op_name.as_ref().map(|o| o.to_string()),
                 source: module.source(i).map(|s| format!("{}:{}", s.file, s.line)),

@@ -30,14 +30,27 @@ pub fn hlo_text(data: &[u8]) -> Reached {
     for d in &m.diagnostics {
         assert!((1..=lines).contains(&d.line), "{d:?} of {lines} lines");
     }
-    for (i, ins) in m.instructions.iter().enumerate() {
-        assert!((1..=lines).contains(&ins.line), "instruction {i} on line {}", ins.line);
+    for (i, ins) in m.instructions.iter_enumerated() {
+        assert!((1..=lines).contains(&ins.line), "{i:?} on line {}", ins.line);
         if let Some(shape) = m.shape(i) {
-            assert_eq!(shape.validate(), Ok(()), "instruction {i}");
+            assert_eq!(shape.validate(), Ok(()), "{i:?}");
         }
+        // Names resolve to an instruction of that name in the same computation, and to a
+        // computation of that name.
+        for o in &ins.operands {
+            if let Some(id) = o.id {
+                let named = &m.instructions[id];
+                assert_eq!((named.name, named.computation), (o.name, ins.computation), "{i:?}");
+            }
+        }
+        for c in &ins.called {
+            assert_eq!(c.id.map(|c| m.computations[c].name), c.id.and(Some(c.name)), "{i:?}");
+            assert_eq!(c.id, m.computation_id(c.name));
+        }
+        assert_eq!(m.instruction(ins.name).map(|first| first.name), Some(ins.name));
     }
     let analysis = Analysis::new(&m);
-    for i in 0..m.instructions.len() {
+    for i in m.instructions.ids() {
         let row = analysis.row(i);
         assert_eq!(row.line, m.instructions[i].line);
         serde_json::to_string(&row).expect("a row serializes");
@@ -82,17 +95,17 @@ pub fn peak_text(data: &[u8]) -> Reached {
     let peak = Peak::new(&analysis);
     let n = m.instructions.len();
     let steps = peak.sequence.len() as u32;
-    assert!(peak.sequence.iter().all(|&i| i < n));
+    assert!(peak.sequence.iter().all(|&i| i.index() < n));
     for v in &peak.values {
-        assert!(v.instruction < n, "{v:?}");
+        assert!(v.instruction.index() < n, "{v:?}");
         assert!(v.range.start <= v.range.end, "{v:?}");
         // A live-out value lives to the end of the sequence: one step past the last.
         assert!(v.range.end <= steps, "{v:?} of {steps} steps");
     }
-    assert!(peak.xla.live.iter().all(|&v| v < peak.values.len()));
+    assert!(peak.xla.live.iter().all(|&v| peak.values.get(v).is_some()));
     let marks = [peak.high_water.bytes, peak.high_water.array_bytes, peak.high_water.logical_bytes];
     for mark in &marks {
-        assert!(mark.instruction.map_or(true, |i| i < n), "{mark:?}");
+        assert!(mark.instruction.map_or(true, |i| i.index() < n), "{mark:?}");
     }
     if let Some(b) = peak.bounds {
         for bound in [b.bytes, b.array_bytes, b.logical_bytes] {

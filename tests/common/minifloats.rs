@@ -1,6 +1,5 @@
 //! Reads tests/data/minifloats.txt, XLA's narrow float types as `ml_dtypes` converts them
 //! (written by tests/data/minifloats.py, which says what each section means).
-#![allow(dead_code)] // each test that includes this file reads what it needs
 
 /// One type's section of the table.
 pub struct Table {

@@ -1,4 +1,7 @@
-//! What the property tests share: a random tile, and an array shape from plain parts.
+//! What the property tests share: a random tile, and an array shape from plain parts; and
+//! the table of XLA's narrow floats ([`minifloats`]).
+
+pub mod minifloats;
 
 use proptest::prelude::*;
 use xlayout::{ArrayShape, Layout, PrimitiveType, Tile, TileDim};

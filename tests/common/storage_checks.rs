@@ -85,7 +85,7 @@ pub fn tiles_agree<L: TiledLayout>() -> usize {
     for (k, tile) in buf.tiles().enumerate() {
         let at = (tile.view.as_slice().as_ptr() as usize - base as usize) / size_of::<L::Elem>();
         assert_eq!(at, k * t, "{} tile {k}", L::TEXT);
-        assert_eq!(Some(tile.origin), L::default().index_of(k * t), "{} tile {k}", L::TEXT);
+        assert_eq!(Some(tile.origin), L::LAYOUT.index_of(k * t), "{} tile {k}", L::TEXT);
         tiles += 1;
     }
     assert_eq!(tiles, L::TILE_COUNT);
@@ -101,7 +101,7 @@ pub fn tiles_agree<L: TiledLayout>() -> usize {
     if plan.dims().iter().product::<usize>() > 1 << 16 {
         return 0; // too many to walk in a test; the tiles above are checked
     }
-    let tile_layout = <Tile<L>>::default();
+    let tile_layout = <Tile<L> as StaticLayout>::LAYOUT;
     let mut compared = 0;
     let mut it = plan.row_major();
     while let Some((index, offset)) = it.next_ref() {

@@ -3,7 +3,7 @@
 //! cell size), so tests assert structure, not bytes.
 #![allow(dead_code)] // each test file uses its own part
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use xlayout::draw::{map_svg, MapOptions};
 use xlayout::Shape;
@@ -15,6 +15,10 @@ pub struct Cell {
     pub offset: usize,
     pub pad: bool,
     pub text: Option<String>,
+    /// The fill of its rectangle: the tile's colour, or grey for the `L` tail.
+    pub fill: String,
+    /// A memory position outside the logical panel's window, drawn faded.
+    pub outside: bool,
 }
 
 /// A panel: its geometry attributes, cells in drawing order and frame segments per level.
@@ -26,11 +30,17 @@ pub struct Panel {
     pub frames: Vec<BTreeSet<(bool, usize, usize, usize)>>,
     /// Whether the outer edge is drawn as a first-level frame.
     pub closed: bool,
+    /// The dashed lines where rows or columns are left out, in cell units as `frames`.
+    pub gaps: BTreeSet<(bool, usize, usize, usize)>,
     pub notes: Vec<String>,
 }
 
 pub struct Map {
     pub title: String,
+    /// The natural size (the `width` and `height` attributes, equal to the `viewBox`'s).
+    pub size: (usize, usize),
+    /// Whether the memory panel is beside the logical one (else under it).
+    pub beside: bool,
     /// One cell per tile (else one per element).
     pub tiles: bool,
     pub logical: Panel,
@@ -96,6 +106,13 @@ pub fn panel(svg: roxmltree::Node, class: &str) -> Panel {
             index: g.attribute("data-index").map(str::to_string),
             offset: attr(g, "data-offset"),
             pad: has_class(g, "pad"),
+            outside: has_class(g, "outside"),
+            fill: g
+                .children()
+                .find(|r| r.has_tag_name("rect"))
+                .and_then(|r| r.attribute("fill"))
+                .expect("a cell's rectangle has a fill")
+                .to_string(),
             text: g
                 .children()
                 .find(|t| t.has_tag_name("text"))
@@ -123,12 +140,18 @@ pub fn panel(svg: roxmltree::Node, class: &str) -> Panel {
         }
         frames[level].extend(segments(path.attribute("d").unwrap(), left, top, cw, ch));
     }
+    let gaps = p
+        .children()
+        .filter(|n| has_class(*n, "gap"))
+        .flat_map(|n| segments(n.attribute("d").unwrap(), left, top, cw, ch))
+        .collect();
     let notes = p
         .children()
         .filter(|n| has_class(*n, "note"))
         .map(|n| n.text().unwrap_or("").to_string())
         .collect();
-    Panel { rows: attr(p, "data-rows"), cols: attr(p, "data-cols"), cells, frames, closed, notes }
+    let (rows, cols) = (attr(p, "data-rows"), attr(p, "data-cols"));
+    Panel { rows, cols, cells, frames, closed, gaps, notes }
 }
 
 /// The map of `shape`, read back.
@@ -147,5 +170,37 @@ pub fn read(text: &str) -> Map {
         svg.children().find(|n| n.has_tag_name("title")).unwrap().text().unwrap().to_string();
     let (logical, memory) = (panel(svg, "logical"), panel(svg, "memory"));
     let tiles = svg.attribute("data-mode") == Some("tiles");
-    Map { title, tiles, logical, memory, text: text.to_string() }
+    let size = (attr(svg, "width"), attr(svg, "height"));
+    assert_eq!(svg.attribute("viewBox"), Some(format!("0 0 {} {}", size.0, size.1).as_str()));
+    let beside = match svg.attribute("data-panels") {
+        Some("beside") => true,
+        Some("stacked") => false,
+        other => panic!("data-panels is {other:?}"),
+    };
+    Map { title, size, beside, tiles, logical, memory, text: text.to_string() }
+}
+
+/// What is wrong with the colours of a map whose first-level tiles each take `span`
+/// consecutive positions of memory (`usize::MAX` for an untiled layout): a tile drawn in two
+/// colours, or tiles `k` and `k + 1`, next to each other in memory, in the same one. A cell's
+/// tile is its offset divided by `span`; the grey `L` tail is no tile.
+pub fn colour_clashes(m: &Map, span: usize) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut fill: BTreeMap<usize, &str> = BTreeMap::new();
+    for c in m.logical.cells.iter().chain(&m.memory.cells) {
+        if c.pad && c.fill == "#e0e0e0" {
+            continue;
+        }
+        let tile = c.offset / span.max(1);
+        let first = *fill.entry(tile).or_insert(&c.fill);
+        if first != c.fill {
+            problems.push(format!("tile {tile} is drawn {first} and {}", c.fill));
+        }
+    }
+    for (&tile, colour) in &fill {
+        if fill.get(&(tile + 1)) == Some(colour) {
+            problems.push(format!("tiles {tile} and {} are both {colour}", tile + 1));
+        }
+    }
+    problems
 }

@@ -12,7 +12,7 @@ use std::str::FromStr;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::expand_tokens;
+use crate::expand::expand as expand_tokens;
 
 /// `(file name, layout! input)`: one layout of each kind.
 const CASES: &[(&str, &str)] = &[
@@ -29,6 +29,8 @@ const CASES: &[(&str, &str)] = &[
     ("tile_not_power_of_two", "pub struct Odd = f32[30,30]{1,0:T(3,3)};"),
     ("combined_dimension", "pub struct Combined = f32[2,5]{1,0:T(*,4)};"),
     ("sub_byte", "pub struct Packed = s4[16,256]{1,0:T(64,128)(8,1)E(4)};"),
+    ("tpu_bf16", "pub struct Act = bf16[2,64,2048]{2,1,0:T(8,128)(2,1)};"),
+    ("no_storage", "pub struct Wide = bf16[64,384]{1,0:T(8,128)(2,1)E(4)};"),
     ("scalar", "pub struct Scalar = f64[];"),
     ("error_placeholder", "f32[3,5]{1,0:T(0,2)}"),
 ];
@@ -102,19 +104,28 @@ fn each_snapshot_shows_its_kind() {
     expect("string_form", &["struct Pasted;", "\"bf16[2,8,128]{2,1,0:T(8,128)(2,1)}\""]);
     expect(
         "untiled",
-        &["\"u8[4,2]{1,0}\"", "TILES: &'static [&'static [xlayout::__private::TileDim]] = &[]"],
+        &["text: \"u8[4,2]{1,0}\"", "tiles: &[],", "impl xlayout::__private::TypedLayout"],
     );
     expect("tiled_power_of_two", &["/ 8", "% 128"]);
     expect("tile_not_power_of_two", &["/ 3", "% 3"]);
     expect("combined_dimension", &["TileDim::Combine"]);
-    expect("sub_byte", &["ELEMENT_BITS: usize = 4"]);
-    expect("scalar", &["RANK: usize = 0", "[usize; 0]"]);
+    expect("sub_byte", &["element_bits: 4", "impl xlayout::__private::PackedLayout"]);
+    expect("scalar", &["dims: &[],", "[usize; 0]"]);
+    expect(
+        "tpu_bf16",
+        &["MatrixTile<", "1024],\n            8,\n            128,\n            2,"],
+    );
+    expect(
+        "no_storage",
+        &["#[deprecated(", "struct custom_element_size;", "`E(4)` stores each `bf16`"],
+    );
     expect(
         "error_placeholder",
         &["compile_error!", "tile dimension 0 must be positive", "\"f32[3,5]{1,0}\""],
     );
     for (name, input) in CASES {
         let text = expanded(input);
+        assert!(text.contains("impl xlayout::__private::StaticLayout for"), "{name}");
         assert!(text.contains("#[automatically_derived]"), "{name}");
         assert!(text.contains("clippy::same_name_method"), "{name}");
     }

@@ -1,6 +1,6 @@
 //! [`Buffer`]: typed storage for one array in a [`TypedLayout`], over any storage that is a
 //! slice of elements of exactly the layout's length. Its four forms share every method:
-//! [`Buffer`] on the stack, [`HeapBuffer`] on the heap, [`View`] and [`ViewMut`] borrowed.
+//! [`Buffer`] on the stack, [`HeapBuffer`] on the heap, [`StaticView`] and [`StaticViewMut`] borrowed.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -46,8 +46,8 @@ impl<A: AsMut<[T]>, T> AsMut<[T]> for Inline<A> {
 /// |---|---|---|
 /// | `Buffer<L>` | `[L::Elem; PADDED_LEN]` inline (on the stack) | small arrays, `no_std` without `alloc`; `Buffer::zeroed` is `const` |
 /// | [`HeapBuffer<L>`] | [`AlignedBox<L::Elem>`](crate::AlignedBox), zeroed in place, from a 64-byte boundary | any size (a large array on the stack overflows it) |
-/// | [`View<'a, L>`] | `&'a [L::Elem]` | storage someone else owns (a device buffer, a `Vec`) |
-/// | [`ViewMut<'a, L>`] | `&'a mut [L::Elem]` | the same, writable |
+/// | [`StaticView<'a, L>`] | `&'a [L::Elem]` | storage someone else owns (a device buffer, a `Vec`) |
+/// | [`StaticViewMut<'a, L>`] | `&'a mut [L::Elem]` | the same, writable |
 ///
 /// All four have the same indexing, `get`, `pack_from` / `unpack_into`, `view` / `view_mut`,
 /// `bits`, and (for a [`TiledLayout`]) `tiles`. A `Buffer` is `Clone` but not `Copy`: a copy
@@ -87,26 +87,26 @@ pub type HeapBuffer<L> = Buffer<L, crate::AlignedBox<<L as TypedLayout>::Elem>>;
 /// A [`Buffer`] over a borrowed slice, checked once for its length when made.
 ///
 /// ```
-/// use layout_runtime::fixed::View;
+/// use layout_runtime::fixed::StaticView;
 /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
 /// let data: Vec<f32> = (0..24).map(|o| o as f32).collect();
-/// let view = View::<Fig1>::new(&data)?;
+/// let view = StaticView::<Fig1>::new(&data)?;
 /// assert_eq!(view[[2, 3]], 17.0);
 /// # Ok::<(), layout_runtime::fixed::LengthError>(())
 /// ```
-pub type View<'a, L> = Buffer<L, &'a [<L as TypedLayout>::Elem]>;
+pub type StaticView<'a, L> = Buffer<L, &'a [<L as TypedLayout>::Elem]>;
 
-/// A [`Buffer`] over a mutably borrowed slice; see [`View`].
+/// A [`Buffer`] over a mutably borrowed slice; see [`StaticView`].
 ///
 /// ```
-/// use layout_runtime::fixed::ViewMut;
+/// use layout_runtime::fixed::StaticViewMut;
 /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
 /// let mut data = vec![0.0f32; 24];
-/// ViewMut::<Fig1>::new(&mut data)?[[2, 3]] = 5.0;
+/// StaticViewMut::<Fig1>::new(&mut data)?[[2, 3]] = 5.0;
 /// assert_eq!(data[17], 5.0);
 /// # Ok::<(), layout_runtime::fixed::LengthError>(())
 /// ```
-pub type ViewMut<'a, L> = Buffer<L, &'a mut [<L as TypedLayout>::Elem]>;
+pub type StaticViewMut<'a, L> = Buffer<L, &'a mut [<L as TypedLayout>::Elem]>;
 
 impl<L: TypedLayout, S: Clone> Clone for Buffer<L, S> {
     fn clone(&self) -> Self {
@@ -263,16 +263,16 @@ impl<L: TypedLayout> HeapBuffer<L> {
     }
 }
 
-impl<'a, L: TypedLayout> View<'a, L> {
+impl<'a, L: TypedLayout> StaticView<'a, L> {
     /// A view of `data`, which must hold exactly [`StaticLayout::PADDED_LEN`](super::StaticLayout::PADDED_LEN) elements.
     ///
     /// Errors: `data` has another length.
     ///
     /// ```
-    /// use layout_runtime::fixed::View;
+    /// use layout_runtime::fixed::StaticView;
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
-    /// assert!(View::<Fig1>::new(&[0.0; 24]).is_ok());
-    /// assert!(View::<Fig1>::new(&[0.0; 25]).is_err());
+    /// assert!(StaticView::<Fig1>::new(&[0.0; 24]).is_ok());
+    /// assert!(StaticView::<Fig1>::new(&[0.0; 25]).is_err());
     /// ```
     pub fn new(data: &'a [L::Elem]) -> Result<Self, LengthError> {
         check_length::<L>(Counted::Storage, L::PADDED_LEN, data.len())?;
@@ -282,10 +282,10 @@ impl<'a, L: TypedLayout> View<'a, L> {
     /// The storage, in memory order, for as long as the borrowed slice lives.
     ///
     /// ```
-    /// use layout_runtime::fixed::View;
+    /// use layout_runtime::fixed::StaticView;
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
     /// let data = [2.0f32; 24];
-    /// let slice: &[f32] = View::<Fig1>::new(&data).unwrap().into_slice();
+    /// let slice: &[f32] = StaticView::<Fig1>::new(&data).unwrap().into_slice();
     /// assert_eq!(slice.len(), 24);
     /// ```
     pub fn into_slice(self) -> &'a [L::Elem] {
@@ -293,16 +293,16 @@ impl<'a, L: TypedLayout> View<'a, L> {
     }
 }
 
-impl<'a, L: TypedLayout> ViewMut<'a, L> {
+impl<'a, L: TypedLayout> StaticViewMut<'a, L> {
     /// A mutable view of `data`, which must hold exactly [`StaticLayout::PADDED_LEN`](super::StaticLayout::PADDED_LEN)
     /// elements.
     ///
     /// Errors: `data` has another length.
     ///
     /// ```
-    /// use layout_runtime::fixed::ViewMut;
+    /// use layout_runtime::fixed::StaticViewMut;
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
-    /// assert!(ViewMut::<Fig1>::new(&mut [0.0; 23]).is_err());
+    /// assert!(StaticViewMut::<Fig1>::new(&mut [0.0; 23]).is_err());
     /// ```
     pub fn new(data: &'a mut [L::Elem]) -> Result<Self, LengthError> {
         check_length::<L>(Counted::Storage, L::PADDED_LEN, data.len())?;
@@ -332,7 +332,7 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]>> Buffer<L, S> {
     /// ```
     #[inline]
     pub fn get(&self, index: L::Index) -> Option<&L::Elem> {
-        self.as_slice().get(L::default().checked_offset(index)?)
+        self.as_slice().get(L::LAYOUT.checked_offset(index)?)
     }
 
     /// Writes the array into `row_major` in row-major order (last index fastest).
@@ -340,11 +340,11 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]>> Buffer<L, S> {
     /// Errors: `row_major` does not have exactly one element per logical index.
     ///
     /// ```
-    /// use layout_runtime::fixed::View;
+    /// use layout_runtime::fixed::StaticView;
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
     /// let storage: Vec<f32> = (0..24).map(|o| o as f32).collect();
     /// let mut host = [0.0; 15];
-    /// View::<Fig1>::new(&storage)?.unpack_into(&mut host)?;
+    /// StaticView::<Fig1>::new(&storage)?.unpack_into(&mut host)?;
     /// assert_eq!(host[..5], [0.0, 1.0, 4.0, 5.0, 8.0]); // row 0 of Figure 1
     /// # Ok::<(), layout_runtime::fixed::LengthError>(())
     /// ```
@@ -358,16 +358,16 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]>> Buffer<L, S> {
     /// A borrowed view of the same storage.
     ///
     /// ```
-    /// use layout_runtime::fixed::{Buffer, View};
+    /// use layout_runtime::fixed::{Buffer, StaticView};
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
-    /// fn first(v: View<'_, Fig1>) -> f32 {
+    /// fn first(v: StaticView<'_, Fig1>) -> f32 {
     ///     v[[0, 0]]
     /// }
     /// let buf = Buffer::<Fig1>::from_storage([1.0; 24]);
     /// assert_eq!(first(buf.view()), 1.0);
     /// ```
     #[inline]
-    pub fn view(&self) -> View<'_, L> {
+    pub fn view(&self) -> StaticView<'_, L> {
         Buffer { storage: self.as_slice(), layout: PhantomData }
     }
 
@@ -387,7 +387,7 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]>> Buffer<L, S> {
         bytemuck::cast_slice(self.as_slice())
     }
 
-    /// The tiles, in memory order: each a [`View`] of the tile's own layout with its logical
+    /// The tiles, in memory order: each a [`StaticView`] of the tile's own layout with its logical
     /// origin.
     ///
     /// ```
@@ -433,7 +433,7 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]> + AsMut<[L::Elem]>> Buffer<L, S> {
     /// ```
     #[inline]
     pub fn get_mut(&mut self, index: L::Index) -> Option<&mut L::Elem> {
-        let offset = L::default().checked_offset(index)?;
+        let offset = L::LAYOUT.checked_offset(index)?;
         self.as_mut_slice().get_mut(offset)
     }
 
@@ -443,11 +443,11 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]> + AsMut<[L::Elem]>> Buffer<L, S> {
     /// Errors: `row_major` does not have exactly one element per logical index.
     ///
     /// ```
-    /// use layout_runtime::fixed::ViewMut;
+    /// use layout_runtime::fixed::StaticViewMut;
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
     /// let mut storage = vec![9.0f32; 24];
     /// let host: Vec<f32> = (0..15).map(|k| k as f32).collect();
-    /// ViewMut::<Fig1>::new(&mut storage)?.pack_from(&host)?;
+    /// StaticViewMut::<Fig1>::new(&mut storage)?.pack_from(&host)?;
     /// assert_eq!((storage[17], storage[9]), (13.0, 0.0)); // (2,3), and padding
     /// # Ok::<(), layout_runtime::fixed::LengthError>(())
     /// ```
@@ -464,9 +464,9 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]> + AsMut<[L::Elem]>> Buffer<L, S> {
     /// A mutably borrowed view of the same storage.
     ///
     /// ```
-    /// use layout_runtime::fixed::{HeapBuffer, ViewMut};
+    /// use layout_runtime::fixed::{HeapBuffer, StaticViewMut};
     /// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
-    /// fn set_corner(mut v: ViewMut<'_, Fig1>) {
+    /// fn set_corner(mut v: StaticViewMut<'_, Fig1>) {
     ///     v[[2, 4]] = 7.0;
     /// }
     /// let mut buf = HeapBuffer::<Fig1>::zeroed();
@@ -474,7 +474,7 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]> + AsMut<[L::Elem]>> Buffer<L, S> {
     /// assert_eq!(buf[[2, 4]], 7.0);
     /// ```
     #[inline]
-    pub fn view_mut(&mut self) -> ViewMut<'_, L> {
+    pub fn view_mut(&mut self) -> StaticViewMut<'_, L> {
         Buffer { storage: self.as_mut_slice(), layout: PhantomData }
     }
 
@@ -523,7 +523,7 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]>> Index<L::Index> for Buffer<L, S> {
     #[inline]
     #[track_caller]
     fn index(&self, index: L::Index) -> &L::Elem {
-        &self.as_slice()[L::default().offset(index)]
+        &self.as_slice()[L::LAYOUT.offset(index)]
     }
 }
 
@@ -531,7 +531,7 @@ impl<L: TypedLayout, S: AsRef<[L::Elem]> + AsMut<[L::Elem]>> IndexMut<L::Index> 
     #[inline]
     #[track_caller]
     fn index_mut(&mut self, index: L::Index) -> &mut L::Elem {
-        let offset = L::default().offset(index);
+        let offset = L::LAYOUT.offset(index);
         &mut self.as_mut_slice()[offset]
     }
 }

@@ -291,7 +291,7 @@ impl<L: PackedLayout, S: AsRef<[u8]>> PackedBuffer<L, S> {
     /// ```
     #[inline]
     pub fn get(&self, index: L::Index) -> Option<<L as PackedLayout>::Elem> {
-        let offset = L::default().checked_offset(index)?;
+        let offset = L::LAYOUT.checked_offset(index)?;
         Some(load(self.as_bytes(), offset))
     }
 
@@ -305,7 +305,7 @@ impl<L: PackedLayout, S: AsRef<[u8]>> PackedBuffer<L, S> {
     #[inline]
     #[track_caller]
     pub fn read(&self, index: L::Index) -> <L as PackedLayout>::Elem {
-        load(self.as_bytes(), L::default().offset(index))
+        load(self.as_bytes(), L::LAYOUT.offset(index))
     }
 
     /// Writes the array into `row_major` in row-major order (last index fastest).
@@ -375,7 +375,7 @@ impl<L: PackedLayout, S: AsRef<[u8]> + AsMut<[u8]>> PackedBuffer<L, S> {
     #[inline]
     #[track_caller]
     pub fn set(&mut self, index: L::Index, value: <L as PackedLayout>::Elem) {
-        let offset = L::default().offset(index);
+        let offset = L::LAYOUT.offset(index);
         store(self.as_mut_bytes(), offset, value);
     }
 
@@ -397,7 +397,7 @@ impl<L: PackedLayout, S: AsRef<[u8]> + AsMut<[u8]>> PackedBuffer<L, S> {
         index: L::Index,
         value: <L as PackedLayout>::Elem,
     ) -> Option<<L as PackedLayout>::Elem> {
-        let offset = L::default().checked_offset(index)?;
+        let offset = L::LAYOUT.checked_offset(index)?;
         let bytes = self.as_mut_bytes();
         let old = load(bytes, offset);
         store(bytes, offset, value);

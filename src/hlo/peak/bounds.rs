@@ -12,10 +12,12 @@
 //! parameters that live throughout).
 
 use super::super::buffer::Analysis;
-use super::dataflow::{Dataflow, NONE};
+use super::super::id::{CompId, IndexVec, InstrId, ValueId};
+use super::super::opcode::Opcode;
+use super::dataflow::{Dataflow, FlowId};
 use super::liveness::LiveRange;
 use super::schedule::Schedule;
-use super::tree::NodeSizes;
+use super::tree::{NodeId, NodeSizes, Tree};
 use super::{sweep, Bound, Bounds, HighWater, PeakValue};
 
 /// The three measures of a size.
@@ -25,14 +27,14 @@ fn clamp(n: u128) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
-/// The bounds of the three marks. `value_of` maps dataflow values to indices into
-/// `values` (NONE for values without a live range).
+/// The bounds of the three marks. `value_of` maps dataflow values to `values` (`None`
+/// for values without a live range).
 pub(crate) fn bounds(
     a: &Analysis<'_, '_>,
     s: &Schedule,
-    d: &Dataflow<'_>,
-    values: &[PeakValue],
-    value_of: &[u32],
+    d: &Dataflow,
+    values: &IndexVec<ValueId, PeakValue>,
+    value_of: &IndexVec<FlowId, Option<ValueId>>,
     marks: &HighWater,
     not_scheduled: bool,
 ) -> Bounds {
@@ -44,37 +46,37 @@ pub(crate) fn bounds(
     let mut out = [Bound { lower: 0, upper: None }; 3];
     if not_scheduled {
         // Entry parameters live throughout (those not donated end at the schedule's end).
-        let throughout: Vec<bool> = values
+        let throughout: IndexVec<ValueId, bool> = values
             .iter()
             .map(|v| {
-                m.instructions[v.instruction].opcode == "parameter"
+                m.instructions[v.instruction].opcode == Opcode::Parameter
                     && v.range.end == steps
                     && v.range.start == 0
             })
             .collect();
         for (k, f) in MEASURES.iter().enumerate() {
-            let size = |v: usize| values[v].sizes.as_ref().map_or(0, f);
+            let size = |v: ValueId| values[v].sizes.as_ref().map_or(0, f);
             let always: u128 =
-                (0..values.len()).filter(|&v| throughout[v]).map(|v| u128::from(size(v))).sum();
+                values.ids().filter(|&v| throughout[v]).map(|v| u128::from(size(v))).sum();
             let mut best: u128 = 0;
             for &i in &s.sequence {
-                let mut own: Vec<usize> = (0..d.tree(i).len())
-                    .filter_map(|k| d.value(i, k))
+                let mut own: Vec<ValueId> = (0..d.tree(i).len())
+                    .filter_map(|k| d.value(i, NodeId::new(k)))
                     .chain(
-                        (0..m.instructions[i as usize].operands.len())
-                            .filter_map(|slot| d.operand(m, i, slot))
-                            .filter_map(|o| d.value(o, 0)),
+                        m.instructions[i]
+                            .operands
+                            .iter()
+                            .filter_map(|o| d.value(o.id?, Tree::root())),
                     )
-                    .filter_map(|v| Some(value_of[v as usize]).filter(|&x| x != NONE))
-                    .map(|x| x as usize)
+                    .filter_map(|v| value_of[v])
                     .filter(|&x| !throughout[x])
                     .collect();
                 own.sort_unstable();
                 own.dedup();
                 best = best.max(own.iter().map(|&v| u128::from(size(v))).sum());
             }
-            let all: u128 = (0..values.len()).map(|v| u128::from(size(v))).sum::<u128>()
-                + u128::from(f(&extra));
+            let all: u128 =
+                values.ids().map(|v| u128::from(size(v))).sum::<u128>() + u128::from(f(&extra));
             out[k] =
                 Bound { lower: clamp(always + best), upper: (!unsized_value).then(|| clamp(all)) };
         }
@@ -83,7 +85,7 @@ pub(crate) fn bounds(
         for (k, f) in MEASURES.iter().enumerate() {
             let longest: Vec<(LiveRange, u64)> = values
                 .iter()
-                .zip(&uncertain)
+                .zip(uncertain.iter())
                 .map(|(v, &u)| {
                     let end = if u { steps } else { v.range.end };
                     (LiveRange { start: v.range.start, end }, v.sizes.as_ref().map_or(0, f))
@@ -101,27 +103,23 @@ pub(crate) fn bounds(
 /// live to the end.
 fn uncertain(
     a: &Analysis<'_, '_>,
-    d: &Dataflow<'_>,
-    values: &[PeakValue],
-    value_of: &[u32],
-) -> Vec<bool> {
+    d: &Dataflow,
+    values: &IndexVec<ValueId, PeakValue>,
+    value_of: &IndexVec<FlowId, Option<ValueId>>,
+) -> IndexVec<ValueId, bool> {
     let m = a.module;
-    let mut uncertain = vec![false; values.len()];
-    let mut mark_all = |j: u32| {
+    let mut uncertain = IndexVec::from_elem(false, values.len());
+    let mut mark_all = |j: InstrId| {
         for k in 0..d.tree(j).len() {
-            if let Some(v) = d.value(j, k) {
-                if value_of[v as usize] != NONE {
-                    uncertain[value_of[v as usize] as usize] = true;
-                }
+            if let Some(x) = d.value(j, NodeId::new(k)).and_then(|v| value_of[v]) {
+                uncertain[x] = true;
             }
         }
     };
     for &i in &d.unsure {
         mark_all(i);
-        for slot in 0..m.instructions[i as usize].operands.len() {
-            if let Some(o) = d.operand(m, i, slot) {
-                mark_all(o);
-            }
+        for o in m.instructions[i].operands.iter().filter_map(|o| o.id) {
+            mark_all(o);
         }
     }
     uncertain
@@ -132,14 +130,13 @@ fn uncertain(
 fn asynchronous_values(a: &Analysis<'_, '_>, s: &Schedule) -> NodeSizes {
     let m = a.module;
     let mut extra = NodeSizes::default();
-    let mut seen = vec![false; m.computations.len()];
+    let mut seen = IndexVec::<CompId, bool>::from_elem(false, m.computations.len());
     for &i in &s.async_callers {
-        for c in &m.instructions[i as usize].called {
-            let Some(c) = m.computation_index(c.computation) else { continue };
+        for c in m.instructions[i].called.iter().filter_map(|c| c.id) {
             if s.span[c].is_some() || std::mem::replace(&mut seen[c], true) {
                 continue;
             }
-            for j in m.computations[c].instructions.clone() {
+            for j in m.computations[c].instructions {
                 if let Some(f) = a.facts(j) {
                     let t = f.total;
                     let bytes = t.logical_bytes.saturating_add(t.widening_bytes);

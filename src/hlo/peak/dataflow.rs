@@ -4,21 +4,37 @@
 //! parameters of called computations), and where a `while` or `conditional` merges values
 //! (phi values, kept only where more than one value reaches them, as
 //! `HloDataflowAnalysis::OptimizePhiValues` leaves them).
+//!
+//! Like XLA's, this analysis knows nothing of aliasing (which values share a buffer):
+//! that is `aliasing.rs`, which liveness uses.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
+use super::super::attribute::CallAttribute;
 use super::super::buffer::Analysis;
-use super::super::lex::split_top_level;
+use super::super::id::{id, CompId, IndexVec, InstrId, ShapeId};
 use super::super::module::Module;
-use super::liveness::AliasPair;
-use super::phi::PhiGraph;
-use super::schedule::{is_async, sequential_callees, Schedule};
-use super::tree::Tree;
+use super::super::opcode::Opcode;
+use super::phi::{PhiGraph, PhiNode};
+use super::schedule::Schedule;
+use super::tree::{NodeId, Tree};
 use super::{NotModelled, Rule};
 
-/// No position, value or tree.
-pub(crate) const NONE: u32 = u32::MAX;
+id! {
+    /// A position: one node of the shape of one instruction of a flattened computation
+    /// (an instruction's positions are contiguous, in its tree's order).
+    pub(crate) PosId
+}
+
+id! {
+    /// A value of the dataflow.
+    pub(crate) FlowId
+}
+
+id! {
+    /// A distinct shape tree of the dataflow.
+    pub(crate) TreeId
+}
 
 /// Where the value at a position comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,23 +42,20 @@ enum Src {
     /// The instruction defines a value here.
     Def,
     /// The value at another position.
-    Fwd(u32),
+    Fwd(PosId),
     /// A merge of the values at `phi_inputs[start..start + len]`.
-    Phi(u32, u32),
+    Phi { start: u32, len: u32 },
     /// Not followed (a rule not modelled, or a malformed module).
     Unknown,
 }
 
 /// One value: the position that defines it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Value {
-    pub instruction: u32,
-    pub node: u32,
+pub(crate) struct Flow {
+    pub instruction: InstrId,
+    pub node: NodeId,
     pub phi: bool,
 }
-
-/// A fusion's fused computation and result shape: what its in-place pairs depend on.
-pub(crate) type FusionKey = (usize, Option<u32>);
 
 /// How a flattened computation is called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,174 +63,128 @@ pub(crate) enum Caller {
     /// The entry computation.
     Entry,
     /// By this `call`.
-    Call(u32),
-    /// As the body of this `while`.
-    WhileBody(u32),
-    /// As the condition of this `while`.
-    WhileCondition(u32),
+    Call(InstrId),
+    /// As a body of `while` instruction `w`, whose first body is `body`.
+    WhileBody { w: InstrId, body: Option<CompId> },
+    /// As a condition of `while` instruction `w`, whose first body is `body`.
+    WhileCondition { w: InstrId, body: Option<CompId> },
     /// As branch `j` of this `conditional`.
-    Branch(u32, u32),
+    Branch(InstrId, usize),
     /// By more than one instruction (XLA flattens the call graph first, so its dataflow
     /// is not this model's).
     Several,
 }
 
 /// The dataflow of a module's flattened computations.
-pub(crate) struct Dataflow<'t> {
-    /// Distinct shape trees; `trees[0]` is the tree of an unread shape.
-    pub trees: Vec<Tree>,
-    /// Per instruction: its tree (NONE outside flattened computations).
-    pub tree_of: Vec<u32>,
-    /// Per instruction: its first position (NONE outside flattened computations).
-    pub base: Vec<u32>,
+pub(crate) struct Dataflow {
+    /// Distinct shape trees; the first is the tree of an unread shape.
+    trees: IndexVec<TreeId, Tree>,
+    /// Per instruction of a flattened computation: its tree.
+    tree_of: IndexVec<InstrId, Option<TreeId>>,
+    /// Per instruction of a flattened computation: its first position.
+    base: IndexVec<InstrId, Option<PosId>>,
     /// Per position: its instruction.
-    pub position_instruction: Vec<u32>,
-    /// Per position: the value there (NONE where it was not followed).
-    pub value_at: Vec<u32>,
+    pub position_instruction: IndexVec<PosId, InstrId>,
+    /// Per position: the value there (`None` where it was not followed).
+    pub value_at: IndexVec<PosId, Option<FlowId>>,
     /// The values, in an order close to XLA's value ids.
-    pub values: Vec<Value>,
+    pub values: IndexVec<FlowId, Flow>,
     /// Per computation: how it is called (flattened computations only).
-    pub callers: Vec<Option<Caller>>,
-    /// Per computation: its root instruction.
-    pub roots: Vec<Option<u32>>,
+    pub callers: IndexVec<CompId, Option<Caller>>,
     /// Instructions whose dataflow was not followed, or whose operands' values may live
     /// longer than modelled (their operands and results are uncertain).
-    pub unsure: Vec<u32>,
-    /// Every instruction's operands, resolved once: `operand_ids[operand_start[i]..]`.
-    operand_ids: Vec<u32>,
-    operand_start: Vec<u32>,
-    /// The module text's lifetime (operands are resolved from its names).
-    text: std::marker::PhantomData<&'t str>,
-    /// Parameter lookup: (computation, parameter number) -> instruction.
-    parameters: HashMap<(usize, u64), u32>,
-    /// In-place pairs of fusions already worked out, by (fused computation, result shape).
-    pub(crate) fusion_pairs: RefCell<HashMap<FusionKey, Vec<AliasPair>>>,
+    pub unsure: Vec<InstrId>,
+    /// Parameter look-up: (computation, parameter number) -> instruction.
+    parameters: HashMap<(CompId, u64), InstrId>,
 }
 
-impl<'t> Dataflow<'t> {
+impl Dataflow {
     /// The tree of instruction `i`; the tree of no size for an instruction outside the
     /// flattened computations.
-    pub fn tree(&self, i: u32) -> &Tree {
-        let t = self.tree_of.get(i as usize).copied().unwrap_or(NONE);
-        self.trees.get(t as usize).unwrap_or(&self.trees[0])
+    pub fn tree(&self, i: InstrId) -> &Tree {
+        let t = self.tree_of.get(i).copied().flatten().unwrap_or(TreeId::new(0));
+        &self.trees[t]
     }
 
-    /// The position of node `node` of instruction `i`.
-    pub fn position(&self, i: u32, node: u32) -> u32 {
-        self.base[i as usize] + node
+    /// The first position of `i`, if it is in a flattened computation.
+    pub fn base(&self, i: InstrId) -> Option<PosId> {
+        self.base.get(i).copied().flatten()
+    }
+
+    /// The node of `i` at position `p` (one of `i`'s positions).
+    pub fn node(&self, i: InstrId, p: PosId) -> NodeId {
+        NodeId::new(p.index() - self.base[i].map_or(0, PosId::index))
     }
 
     /// The value at node `node` of instruction `i`, if followed (none outside the
     /// flattened computations).
-    pub fn value(&self, i: u32, node: u32) -> Option<u32> {
-        let base = *self.base.get(i as usize)?;
-        if base == NONE || node >= self.tree(i).len() {
+    pub fn value(&self, i: InstrId, node: NodeId) -> Option<FlowId> {
+        let base = self.base(i)?;
+        if node.index() >= self.tree(i).len() {
             return None;
         }
-        let v = *self.value_at.get((base + node) as usize)?;
-        (v != NONE).then_some(v)
-    }
-
-    /// The instruction operand `slot` of instruction `i` names, in `i`'s computation.
-    pub fn operand(&self, _m: &Module<'t>, i: u32, slot: usize) -> Option<u32> {
-        let start = self.operand_start[i as usize] as usize;
-        let end = self.operand_start[i as usize + 1] as usize;
-        let o = *self.operand_ids[start..end].get(slot)?;
-        (o != NONE).then_some(o)
+        self.value_at[base.plus(node.index())]
     }
 
     /// Parameter `number` of computation `c`.
-    pub fn parameter(&self, c: usize, number: u64) -> Option<u32> {
+    pub fn parameter(&self, c: CompId, number: u64) -> Option<InstrId> {
         self.parameters.get(&(c, number)).copied()
     }
 
     /// The dataflow of the computations `schedule` flattened. Linear in the number of
     /// positions (nodes of flattened instructions' shapes) and operands.
-    pub fn new(a: &Analysis<'_, 't>, s: &Schedule, notes: &mut Vec<NotModelled>) -> Dataflow<'t> {
+    pub fn new(a: &Analysis<'_, '_>, s: &Schedule, notes: &mut Vec<NotModelled>) -> Dataflow {
         let m = a.module;
-        let mut names = HashMap::with_capacity(m.instructions.len());
         let mut parameters = HashMap::new();
-        for (i, ins) in m.instructions.iter().enumerate() {
-            let c = ins.computation.map_or(NONE, |c| c as u32);
-            names.entry((c, ins.name)).or_insert(i as u32);
-            if let (Some(c), Some(n), "parameter") =
+        for (i, ins) in m.instructions.iter_enumerated() {
+            if let (Some(c), Some(n), Opcode::Parameter) =
                 (ins.computation, ins.parameter_number, ins.opcode)
             {
-                parameters.entry((c, n)).or_insert(i as u32);
+                parameters.entry((c, n)).or_insert(i);
             }
         }
-        // Each operand name looked up once: the passes below read these many times.
-        let mut operand_start = Vec::with_capacity(m.instructions.len() + 1);
-        let mut operand_ids = Vec::new();
-        for ins in &m.instructions {
-            operand_start.push(operand_ids.len() as u32);
-            let c = ins.computation.map_or(NONE, |c| c as u32);
-            operand_ids
-                .extend(ins.operands.iter().map(|o| names.get(&(c, *o)).copied().unwrap_or(NONE)));
-        }
-        operand_start.push(operand_ids.len() as u32);
-        drop(names);
-        let roots: Vec<Option<u32>> = m
-            .computations
-            .iter()
-            .map(|c| {
-                let r = c.instructions.clone();
-                let root = r.clone().find(|&i| m.instructions[i].is_root);
-                // Without `ROOT` XLA's parser takes the last instruction.
-                root.or(r.last()).map(|i| i as u32)
-            })
-            .collect();
         let mut d = Dataflow {
-            trees: vec![Tree::unknown()],
-            tree_of: vec![NONE; m.instructions.len()],
-            base: vec![NONE; m.instructions.len()],
-            position_instruction: Vec::new(),
-            value_at: Vec::new(),
-            values: Vec::new(),
-            callers: vec![None; m.computations.len()],
-            roots,
+            trees: IndexVec::from_raw(vec![Tree::unknown()]),
+            tree_of: IndexVec::from_elem(None, m.instructions.len()),
+            base: IndexVec::from_elem(None, m.instructions.len()),
+            position_instruction: IndexVec::new(),
+            value_at: IndexVec::new(),
+            values: IndexVec::new(),
+            callers: IndexVec::from_elem(None, m.computations.len()),
             unsure: Vec::new(),
-            operand_ids,
-            operand_start,
-            text: std::marker::PhantomData,
             parameters,
-            fusion_pairs: RefCell::new(HashMap::new()),
         };
         d.find_callers(m, s);
-        d.lay_out_positions(a, s);
+        d.lay_out_positions(a, s, notes);
         let mut b = Sources::new(d.position_instruction.len());
         for &c in &s.flattened {
-            for i in m.computations[c].instructions.clone() {
-                d.sources(m, i as u32, &mut b, notes);
+            for i in m.computations[c].instructions {
+                d.sources(m, i, &mut b, notes);
             }
         }
         if !d.resolve(m, s, &b) {
-            NotModelled::add(notes, Rule::PhiBudget, usize::MAX);
+            NotModelled::add(notes, Rule::PhiBudget, None);
         }
         d
     }
 
-    fn find_callers(&mut self, m: &Module<'t>, s: &Schedule) {
+    fn find_callers(&mut self, m: &Module<'_>, s: &Schedule) {
         if let Some(e) = m.entry {
             self.callers[e] = Some(Caller::Entry);
         }
         for &c in &s.flattened {
-            for i in m.computations[c].instructions.clone() {
+            for i in m.computations[c].instructions {
                 let ins = &m.instructions[i];
-                let i = i as u32;
-                let callees: Vec<usize> = sequential_callees(m, ins).collect();
-                for (j, &callee) in callees.iter().enumerate() {
+                let body = match ins.opcode {
+                    Opcode::While => ins.called_by(CallAttribute::Body),
+                    _ => None,
+                };
+                for (j, (attribute, callee)) in ins.sequential_callees().enumerate() {
                     let caller = match ins.opcode {
-                        "call" => Caller::Call(i),
-                        "conditional" => Caller::Branch(i, j as u32),
-                        _ if ins.called.iter().any(|c| {
-                            c.attribute == "body"
-                                && m.computation_index(c.computation) == Some(callee)
-                        }) =>
-                        {
-                            Caller::WhileBody(i)
-                        }
-                        _ => Caller::WhileCondition(i),
+                        Opcode::Call => Caller::Call(i),
+                        Opcode::Conditional => Caller::Branch(i, j),
+                        _ if attribute == CallAttribute::Body => Caller::WhileBody { w: i, body },
+                        _ => Caller::WhileCondition { w: i, body },
                     };
                     let slot = &mut self.callers[callee];
                     *slot = match *slot {
@@ -231,27 +198,34 @@ impl<'t> Dataflow<'t> {
     }
 
     /// Gives every instruction of a flattened computation its tree and positions.
-    fn lay_out_positions(&mut self, a: &Analysis<'_, 't>, s: &Schedule) {
+    fn lay_out_positions(
+        &mut self,
+        a: &Analysis<'_, '_>,
+        s: &Schedule,
+        notes: &mut Vec<NotModelled>,
+    ) {
         let m = a.module;
-        let mut tree_of_shape: Vec<u32> = vec![NONE; m.shapes.len()];
+        let mut tree_of_shape =
+            IndexVec::<ShapeId, Option<TreeId>>::from_elem(None, m.shapes.len());
         for &c in &s.flattened {
-            for i in m.computations[c].instructions.clone() {
+            for i in m.computations[c].instructions {
                 let t = match m.instructions[i].shape {
-                    Some(id) => {
-                        let slot = &mut tree_of_shape[id.0 as usize];
-                        if *slot == NONE {
-                            *slot = self.trees.len() as u32;
-                            let facts = &a.shapes[id.0 as usize];
-                            self.trees.push(Tree::new(&m.shapes[id.0 as usize], facts));
-                        }
-                        *slot
-                    }
-                    None => 0,
+                    Some(id) => *tree_of_shape[id].get_or_insert_with(|| {
+                        self.trees.push(Tree::new(&m.shapes[id], &a.shapes[id]))
+                    }),
+                    None => TreeId::new(0),
                 };
-                self.tree_of[i] = t;
-                self.base[i] = self.position_instruction.len() as u32;
-                let n = self.trees[t as usize].len();
-                self.position_instruction.extend(std::iter::repeat(i as u32).take(n as usize));
+                let n = self.trees[t].len();
+                if self.position_instruction.len().saturating_add(n) > super::super::id::MAX_ITEMS {
+                    // More positions than ids can number: this instruction is not followed.
+                    NotModelled::add(notes, Rule::Unfollowed, Some(i));
+                    continue;
+                }
+                self.tree_of[i] = Some(t);
+                self.base[i] = Some(self.position_instruction.next_id());
+                for _ in 0..n {
+                    self.position_instruction.push(i);
+                }
             }
         }
     }
@@ -259,176 +233,204 @@ impl<'t> Dataflow<'t> {
 
 /// The sources of every position while they are being worked out.
 struct Sources {
-    src: Vec<Src>,
-    phi_inputs: Vec<u32>,
+    src: IndexVec<PosId, Src>,
+    phi_inputs: Vec<PosId>,
 }
 
 impl Sources {
     fn new(positions: usize) -> Sources {
-        Sources { src: vec![Src::Def; positions], phi_inputs: Vec::new() }
+        Sources { src: IndexVec::from_elem(Src::Def, positions), phi_inputs: Vec::new() }
+    }
+
+    /// The inputs of a phi.
+    fn inputs(&self, start: u32, len: u32) -> &[PosId] {
+        let start = start as usize;
+        &self.phi_inputs[start..start + len as usize]
     }
 }
 
-impl<'t> Dataflow<'t> {
+impl Dataflow {
     /// Sets the sources of instruction `i`'s positions, as `InitializeInstructionValueSets`
     /// and the `Update*ValueSet` functions of XLA's dataflow say.
-    fn sources(&mut self, m: &Module<'t>, i: u32, b: &mut Sources, notes: &mut Vec<NotModelled>) {
-        let ins = &m.instructions[i as usize];
-        let c = ins.computation.expect("flattened instructions are in a computation");
-        let op = |slot: usize| self.operand(m, i, slot);
+    fn sources(
+        &mut self,
+        m: &Module<'_>,
+        i: InstrId,
+        b: &mut Sources,
+        notes: &mut Vec<NotModelled>,
+    ) {
+        let Some(base) = self.base(i) else { return };
+        let ins = &m.instructions[i];
+        let op = |slot: usize| ins.operand(slot);
+        let root = Tree::root();
+        let first_child = |t: &Tree| t.child(root, 0);
         let ok = match ins.opcode {
-            "parameter" => match self.callers[c] {
+            Opcode::Parameter => match ins.computation.and_then(|c| self.callers[c]) {
                 Some(Caller::Entry) => true,
                 Some(Caller::Call(call)) => {
                     let slot = ins.parameter_number.and_then(|p| usize::try_from(p).ok());
-                    let from = slot.and_then(|p| self.operand(m, call, p));
-                    self.forward(b, i, 0, from, 0)
+                    let from = slot.and_then(|p| m.operand(call, p));
+                    self.forward(b, i, Some(root), from, Some(root))
                 }
                 Some(Caller::Branch(cond, j)) => {
-                    let from = self.operand(m, cond, j as usize + 1);
-                    self.forward(b, i, 0, from, 0)
+                    let from = m.operand(cond, j + 1);
+                    self.forward(b, i, Some(root), from, Some(root))
                 }
-                Some(Caller::WhileBody(w) | Caller::WhileCondition(w)) => {
-                    let init = self.operand(m, w, 0);
-                    let body_root = self.while_body_root(m, w);
-                    if body_root == Some(i) {
-                        // Passing the parameter through: only the init value reaches it.
-                        self.forward(b, i, 0, init, 0)
-                    } else {
-                        self.merge(b, i, &[init, body_root])
-                    }
+                Some(Caller::WhileBody { w, body } | Caller::WhileCondition { w, body }) => {
+                    self.while_parameter(m, b, i, w, body)
                 }
                 Some(Caller::Several) | None => false,
             },
-            "get-tuple-element" => {
-                let index = attribute(ins.attributes, "index").and_then(|v| v.parse::<u64>().ok());
+            Opcode::GetTupleElement => {
                 let from = op(0);
-                let node = from.zip(index).and_then(|(f, k)| self.tree(f).child(0, k));
-                self.forward(b, i, 0, from, node.unwrap_or(NONE))
+                let node = from.zip(ins.tuple_index).and_then(|(f, k)| self.tree(f).child(root, k));
+                self.forward(b, i, Some(root), from, node)
             }
-            "tuple" => {
-                let children = self.tree(i).nodes[0].children.clone();
+            Opcode::Tuple => {
+                let children = self.tree(i).nodes[root].children.clone();
                 (0..ins.operands.len())
-                    .map(|k| {
-                        let at = children.get(k).copied().unwrap_or(NONE);
-                        self.forward(b, i, at, op(k), 0)
-                    })
+                    .map(|k| self.forward(b, i, children.get(k).copied(), op(k), Some(root)))
                     .fold(children.len() == ins.operands.len(), |a, r| a & r)
             }
-            "bitcast"
-            | "add-dependency"
-            | "domain"
-            | "opt-barrier"
-            | "optimization-barrier"
-            | "all-reduce-done" => self.forward(b, i, 0, op(0), 0),
-            "copy" => {
+            Opcode::Bitcast
+            | Opcode::AddDependency
+            | Opcode::Domain
+            | Opcode::OptBarrier
+            | Opcode::OptimizationBarrier
+            | Opcode::AllReduceDone => self.forward(b, i, Some(root), op(0), Some(root)),
+            Opcode::Copy => {
                 // A copy defines its top-level value; deeper ones are its operand's.
-                let r = self.forward(b, i, 0, op(0), 0);
-                b.src[self.position(i, 0) as usize] = Src::Def;
+                let r = self.forward(b, i, Some(root), op(0), Some(root));
+                b.src[base] = Src::Def;
                 r
             }
-            "call" => {
-                let callee = sequential_callees(m, ins).next();
-                let root = callee.and_then(|c| self.roots[c]);
-                self.forward(b, i, 0, root, 0)
+            Opcode::Call => {
+                let callee = ins.sequential_callees().next();
+                let from = callee.and_then(|(_, c)| m.computations[c].root);
+                self.forward(b, i, Some(root), from, Some(root))
             }
-            "while" => {
-                let body_root = self.while_body_root(m, i);
+            Opcode::While => {
+                let body = ins.called_by(CallAttribute::Body);
+                let body_root = body.and_then(|c| m.computations[c].root);
                 self.merge(b, i, &[body_root, op(0)])
             }
-            "conditional" => {
-                let roots: Vec<Option<u32>> =
-                    sequential_callees(m, ins).map(|c| self.roots[c]).collect();
+            Opcode::Conditional => {
+                let roots: Vec<Option<InstrId>> =
+                    ins.sequential_callees().map(|(_, c)| m.computations[c].root).collect();
                 match roots.as_slice() {
                     [] => false,
-                    [one] => self.forward(b, i, 0, *one, 0),
+                    [one] => self.forward(b, i, Some(root), *one, Some(root)),
                     _ => self.merge(b, i, &roots),
                 }
             }
-            "copy-start" => self.forward_child(b, i, 1, op(0), 0),
-            "copy-done" => {
+            Opcode::CopyStart => self.forward_child(b, i, 1, op(0), Some(root)),
+            Opcode::CopyDone => {
                 let from = op(0);
-                let node = from.and_then(|f| self.tree(f).child(0, 0));
-                self.forward(b, i, 0, from, node.unwrap_or(NONE))
+                let node = from.and_then(|f| first_child(self.tree(f)));
+                self.forward(b, i, Some(root), from, node)
             }
-            "send" => self.forward_child(b, i, 0, op(0), 0),
-            "recv-done" => {
+            Opcode::Send => self.forward_child(b, i, 0, op(0), Some(root)),
+            Opcode::RecvDone => {
                 let from = op(0);
-                let node = from.and_then(|f| self.tree(f).child(0, 0));
-                self.forward_child(b, i, 0, from, node.unwrap_or(NONE))
+                let node = from.and_then(|f| first_child(self.tree(f)));
+                self.forward_child(b, i, 0, from, node)
             }
-            "all-gather-start" if ins.operands.len() == 1 => self.forward_child(b, i, 0, op(0), 0),
-            "all-gather-start" => {
-                let element = self.tree(i).child(0, 0);
+            Opcode::AllGatherStart if ins.operands.len() == 1 => {
+                self.forward_child(b, i, 0, op(0), Some(root))
+            }
+            Opcode::AllGatherStart => {
+                let element = first_child(self.tree(i));
                 (0..ins.operands.len())
                     .map(|k| {
                         let at = element.and_then(|e| self.tree(i).child(e, k as u64));
-                        self.forward(b, i, at.unwrap_or(NONE), op(k), 0)
+                        self.forward(b, i, at, op(k), Some(root))
                     })
                     .fold(element.is_some(), |a, r| a & r)
             }
-            "all-gather-done" | "collective-permute-done" => {
+            Opcode::AllGatherDone | Opcode::CollectivePermuteDone => {
                 let from = op(0);
-                let node = from.and_then(|f| self.tree(f).child(0, 1));
-                let r = self.forward(b, i, 0, from, node.unwrap_or(NONE));
-                if !self.tree(i).nodes[0].children.is_empty() {
-                    b.src[self.position(i, 0) as usize] = Src::Def;
+                let node = from.and_then(|f| self.tree(f).child(root, 1));
+                let r = self.forward(b, i, Some(root), from, node);
+                if !self.tree(i).nodes[root].children.is_empty() {
+                    b.src[base] = Src::Def;
                 }
                 r
             }
-            "collective-permute-start" if ins.operands.len() == 1 => {
-                self.forward_child(b, i, 0, op(0), 0)
+            Opcode::CollectivePermuteStart if ins.operands.len() == 1 => {
+                self.forward_child(b, i, 0, op(0), Some(root))
             }
             // In-place and multi-operand collective-permute-start, asynchronous
             // computations: their dataflow is not modelled.
-            "collective-permute-start" => false,
-            o if is_async(o) => false,
+            Opcode::CollectivePermuteStart => false,
+            o if o.is_async() => false,
             _ => true,
         };
         if !ok {
             self.unsure.push(i);
-            let rule = if is_async(ins.opcode) || ins.opcode == "collective-permute-start" {
-                Rule::Asynchronous
-            } else if ins.opcode == "parameter" {
-                Rule::CalledSeveralTimes
-            } else {
-                Rule::Unfollowed
+            let rule = match ins.opcode {
+                o if o.is_async() || o == Opcode::CollectivePermuteStart => Rule::Asynchronous,
+                Opcode::Parameter => Rule::CalledSeveralTimes,
+                _ => Rule::Unfollowed,
             };
-            NotModelled::add(notes, rule, i as usize);
+            NotModelled::add(notes, rule, Some(i));
         }
     }
 
-    /// The body root of `while` instruction `w`.
-    fn while_body_root(&self, m: &Module<'t>, w: u32) -> Option<u32> {
-        let ins = &m.instructions[w as usize];
-        let body = ins.called.iter().find(|c| c.attribute == "body")?;
-        self.roots[m.computation_index(body.computation)?]
+    /// The parameter `i` of a body or condition of `while` instruction `w` (whose first
+    /// body is `body`): the init value, merged with the body root's unless the body passes
+    /// the parameter itself through.
+    fn while_parameter(
+        &self,
+        m: &Module<'_>,
+        b: &mut Sources,
+        i: InstrId,
+        w: InstrId,
+        body: Option<CompId>,
+    ) -> bool {
+        let init = m.operand(w, 0);
+        let body_root = body.and_then(|c| m.computations[c].root);
+        if body_root == Some(i) {
+            // Passing the parameter through: only the init value reaches it.
+            let root = Some(Tree::root());
+            self.forward(b, i, root, init, root)
+        } else {
+            self.merge(b, i, &[init, body_root])
+        }
     }
 
     /// The subtree at node `at` of `i` takes the values of the subtree at node `node` of
-    /// `from`; false (and those positions unknown) if there is no such operand or the
-    /// subtrees differ in size.
-    fn forward(&self, b: &mut Sources, i: u32, at: u32, from: Option<u32>, node: u32) -> bool {
+    /// `from`. False if there is no node `at`; false, with those positions unknown, if
+    /// there is no such operand or node, or the subtrees differ in size.
+    fn forward(
+        &self,
+        b: &mut Sources,
+        i: InstrId,
+        at: Option<NodeId>,
+        from: Option<InstrId>,
+        node: Option<NodeId>,
+    ) -> bool {
         let t = self.tree(i);
-        if at == NONE || at >= t.len() {
+        let (Some(base), Some(at)) = (self.base(i), at) else { return false };
+        if at.index() >= t.len() {
             return false;
         }
         let n = t.subtree_len(at);
-        let target = |k: u32| self.position(i, at + k) as usize;
-        match from {
-            Some(f)
-                if self.base[f as usize] != NONE
-                    && node < self.tree(f).len()
-                    && self.tree(f).subtree_len(node) == n =>
-            {
+        let target = base.plus(at.index());
+        let source = from.zip(node).and_then(|(f, node)| {
+            let tf = self.tree(f);
+            let fits = node.index() < tf.len() && tf.subtree_len(node) == n;
+            self.base(f).filter(|_| fits).map(|fb| fb.plus(node.index()))
+        });
+        match source {
+            Some(source) => {
                 for k in 0..n {
-                    b.src[target(k)] = Src::Fwd(self.position(f, node + k));
+                    b.src[target.plus(k)] = Src::Fwd(source.plus(k));
                 }
                 true
             }
-            _ => {
+            None => {
                 for k in 0..n {
-                    b.src[target(k)] = Src::Unknown;
+                    b.src[target.plus(k)] = Src::Unknown;
                 }
                 false
             }
@@ -439,107 +441,116 @@ impl<'t> Dataflow<'t> {
     fn forward_child(
         &self,
         b: &mut Sources,
-        i: u32,
+        i: InstrId,
         child: u64,
-        from: Option<u32>,
-        node: u32,
+        from: Option<InstrId>,
+        node: Option<NodeId>,
     ) -> bool {
-        let at = self.tree(i).child(0, child).unwrap_or(NONE);
+        let at = self.tree(i).child(Tree::root(), child);
         self.forward(b, i, at, from, node)
     }
 
     /// Every position of `i` merges the same node of each of `inputs` (XLA's `Phi`).
-    fn merge(&self, b: &mut Sources, i: u32, inputs: &[Option<u32>]) -> bool {
+    fn merge(&self, b: &mut Sources, i: InstrId, inputs: &[Option<InstrId>]) -> bool {
+        let Some(base) = self.base(i) else { return false };
         let n = self.tree(i).len();
-        let sized = |f: &Option<u32>| {
-            f.is_some_and(|f| self.base[f as usize] != NONE && self.tree(f).len() == n)
+        let bases: Option<Vec<PosId>> = inputs
+            .iter()
+            .map(|f| f.filter(|&f| self.tree(f).len() == n).and_then(|f| self.base(f)))
+            .collect();
+        // Phi inputs are numbered by u32: more than that many are not followed.
+        let fits = |bases: &Vec<PosId>| {
+            let total = n.checked_mul(bases.len()).and_then(|t| t.checked_add(b.phi_inputs.len()));
+            total.is_some_and(|t| u32::try_from(t).is_ok())
         };
-        if !inputs.iter().all(sized) {
+        let Some(bases) = bases.filter(fits) else {
             for k in 0..n {
-                b.src[self.position(i, k) as usize] = Src::Unknown;
+                b.src[base.plus(k)] = Src::Unknown;
             }
             return false;
-        }
+        };
         for k in 0..n {
+            // Both fit in a u32: checked above.
             let start = b.phi_inputs.len() as u32;
-            for f in inputs.iter().flatten() {
-                b.phi_inputs.push(self.position(*f, k));
-            }
-            b.src[self.position(i, k) as usize] = Src::Phi(start, inputs.len() as u32);
+            b.phi_inputs.extend(bases.iter().map(|f| f.plus(k)));
+            b.src[base.plus(k)] = Src::Phi { start, len: bases.len() as u32 };
         }
         true
     }
 }
 
-/// The value of `key=value` among an instruction's attributes.
-pub(crate) fn attribute<'a>(attributes: &'a str, key: &str) -> Option<&'a str> {
-    split_top_level(attributes).into_iter().find_map(|a| {
-        let (k, v) = a.split_once('=')?;
-        (k.trim() == key).then(|| v.trim())
-    })
+/// Where following forwards from a position ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// Not followed yet.
+    Unvisited,
+    /// On a cycle of forwards (a malformed module): no value.
+    Cycle,
+    /// At a position that defines, merges or does not follow its value.
+    At(PosId),
 }
 
-impl<'t> Dataflow<'t> {
+impl Dataflow {
     /// Follows forwards to their ends, simplifies the phis as XLA does, and numbers the
     /// values. `false` if the phi simplification stopped at its budget.
-    fn resolve(&mut self, m: &Module<'t>, s: &Schedule, b: &Sources) -> bool {
+    fn resolve(&mut self, m: &Module<'_>, s: &Schedule, b: &Sources) -> bool {
         let n = b.src.len();
-        // The end of each forward chain: a Def, Phi or Unknown position (NONE on a cycle).
-        const UNSET: u32 = NONE - 1;
-        let mut rep = vec![UNSET; n];
-        let mut path: Vec<u32> = Vec::new();
-        let mut on_path = vec![false; n];
-        for start in 0..n as u32 {
+        // The end of each forward chain.
+        let mut rep = IndexVec::<PosId, End>::from_elem(End::Unvisited, n);
+        let mut path: Vec<PosId> = Vec::new();
+        let mut on_path = IndexVec::<PosId, bool>::from_elem(false, n);
+        for start in b.src.ids() {
             let mut p = start;
             let end = loop {
-                if rep[p as usize] != UNSET {
-                    break rep[p as usize];
+                if rep[p] != End::Unvisited {
+                    break rep[p];
                 }
-                if on_path[p as usize] {
-                    break NONE;
+                if on_path[p] {
+                    break End::Cycle;
                 }
-                match b.src[p as usize] {
-                    Src::Fwd(q) if q != NONE => {
-                        on_path[p as usize] = true;
+                match b.src[p] {
+                    Src::Fwd(q) => {
+                        on_path[p] = true;
                         path.push(p);
                         p = q;
                     }
-                    Src::Fwd(_) => break NONE,
-                    _ => break p,
+                    _ => break End::At(p),
                 }
             };
-            if rep[start as usize] == UNSET && path.is_empty() {
-                rep[start as usize] = end;
+            if rep[start] == End::Unvisited && path.is_empty() {
+                rep[start] = end;
             }
             for q in path.drain(..) {
-                rep[q as usize] = end;
-                on_path[q as usize] = false;
+                rep[q] = end;
+                on_path[q] = false;
             }
         }
         // The phi graph: a node per phi position and per position whose value flows into
         // one, created in position order (each phi, then its inputs), as XLA registers
         // phis while its propagation reaches them.
         let mut graph = PhiGraph::default();
-        let mut node_at: Vec<u32> = vec![NONE; n];
-        let mut position_of: Vec<u32> = Vec::new();
-        let mut node = |graph: &mut PhiGraph, position_of: &mut Vec<u32>, p: u32| -> u32 {
-            // A value not followed is a node of its own at each use: it matches nothing.
-            if p == NONE || b.src[p as usize] == Src::Unknown {
-                position_of.push(NONE);
-                return graph.add(false);
+        let mut node_at = IndexVec::<PosId, Option<PhiNode>>::from_elem(None, n);
+        let mut position_of: IndexVec<PhiNode, Option<PosId>> = IndexVec::new();
+        let mut node = |graph: &mut PhiGraph, position_of: &mut IndexVec<_, _>, end: End| {
+            match end {
+                End::At(p) if b.src[p] != Src::Unknown => *node_at[p].get_or_insert_with(|| {
+                    position_of.push(Some(p));
+                    graph.add(matches!(b.src[p], Src::Phi { .. }))
+                }),
+                // A value not followed is a node of its own at each use: it matches nothing.
+                _ => {
+                    position_of.push(None);
+                    graph.add(false)
+                }
             }
-            if node_at[p as usize] == NONE {
-                node_at[p as usize] = graph.add(matches!(b.src[p as usize], Src::Phi(..)));
-                position_of.push(p);
-            }
-            node_at[p as usize]
         };
-        for p in 0..n as u32 {
-            if let Src::Phi(start, len) = b.src[p as usize] {
-                let me = node(&mut graph, &mut position_of, p);
-                let inputs = b.phi_inputs[start as usize..(start + len) as usize]
+        for p in b.src.ids() {
+            if let Src::Phi { start, len } = b.src[p] {
+                let me = node(&mut graph, &mut position_of, End::At(p));
+                let inputs = b
+                    .inputs(start, len)
                     .iter()
-                    .map(|&q| node(&mut graph, &mut position_of, rep[q as usize]))
+                    .map(|&q| node(&mut graph, &mut position_of, rep[q]))
                     .collect();
                 graph.set_inputs(me, inputs);
             }
@@ -547,91 +558,89 @@ impl<'t> Dataflow<'t> {
         let finished = graph.optimize();
         // Number the values: defined ones in an order close to XLA's ids (computations in
         // text order, instructions in post order), then the phis that survive.
-        let mut id_at: Vec<u32> = vec![NONE; n];
-        for c in 0..m.computations.len() {
+        let mut id_at = IndexVec::<PosId, Option<FlowId>>::from_elem(None, n);
+        for c in m.computations.ids() {
             if s.span[c].is_none() {
                 continue;
             }
-            for i in self.post_order(m, c) {
+            for i in post_order(m, c) {
+                let Some(base) = self.base(i) else { continue };
                 for k in 0..self.tree(i).len() {
-                    let p = self.position(i, k);
-                    if b.src[p as usize] == Src::Def {
-                        id_at[p as usize] = self.values.len() as u32;
-                        self.values.push(Value { instruction: i, node: k, phi: false });
+                    let p = base.plus(k);
+                    if b.src[p] == Src::Def {
+                        let node = NodeId::new(k);
+                        id_at[p] =
+                            Some(self.values.push(Flow { instruction: i, node, phi: false }));
                     }
                 }
             }
         }
-        for p in 0..n as u32 {
-            let g = node_at[p as usize];
-            if g != NONE && graph.is_phi(g) && graph.resolved(g) == g {
-                id_at[p as usize] = self.values.len() as u32;
-                let i = self.position_instruction[p as usize];
-                let node = p - self.base[i as usize];
-                self.values.push(Value { instruction: i, node, phi: true });
+        for p in b.src.ids() {
+            if let Some(g) = node_at[p] {
+                if graph.is_phi(g) && graph.resolved(g) == g {
+                    let i = self.position_instruction[p];
+                    let node = self.node(i, p);
+                    id_at[p] = Some(self.values.push(Flow { instruction: i, node, phi: true }));
+                }
             }
         }
         self.value_at = rep
             .iter()
-            .map(|&r| {
-                if r == NONE || r == UNSET {
-                    return NONE;
-                }
-                match b.src[r as usize] {
-                    Src::Phi(..) => {
-                        let to = position_of[graph.resolved(node_at[r as usize]) as usize];
-                        if to == NONE {
-                            NONE
-                        } else {
-                            id_at[to as usize]
-                        }
+            .map(|&end| {
+                let End::At(r) = end else { return None };
+                match b.src[r] {
+                    Src::Phi { .. } => {
+                        let g = graph.resolved(node_at[r]?);
+                        id_at[position_of[g]?]
                     }
-                    Src::Unknown => NONE,
-                    _ => id_at[r as usize],
+                    Src::Unknown => None,
+                    _ => id_at[r],
                 }
             })
             .collect();
         finished
     }
+}
 
-    /// The instructions of computation `c` in XLA's post order: from each instruction no
-    /// other uses (in text order), operands first, in operand order.
-    fn post_order(&self, m: &Module<'t>, c: usize) -> Vec<u32> {
-        let range = m.computations[c].instructions.clone();
-        let mut used = vec![false; range.len()];
-        let local = |i: u32| (i as usize).checked_sub(range.start).filter(|&k| k < range.len());
-        for i in range.clone() {
-            for slot in 0..m.instructions[i].operands.len() {
-                if let Some(k) = self.operand(m, i as u32, slot).and_then(local) {
-                    used[k] = true;
-                }
+/// The instructions of computation `c` in XLA's post order: from each instruction no
+/// other uses (in text order), operands first, in operand order.
+fn post_order(m: &Module<'_>, c: CompId) -> Vec<InstrId> {
+    let range = m.computations[c].instructions;
+    let local = |i: Option<InstrId>| i.and_then(|i| range.offset(i));
+    let mut used = vec![false; range.len()];
+    for i in range {
+        for o in &m.instructions[i].operands {
+            if let Some(k) = local(o.id) {
+                used[k] = true;
             }
         }
-        let mut seen = vec![false; range.len()];
-        let mut order = Vec::with_capacity(range.len());
-        let mut stack: Vec<(u32, usize)> = Vec::new();
-        for root in range.clone().filter(|&i| !used[i - range.start]) {
-            stack.push((root as u32, 0));
-            seen[root - range.start] = true;
-            while let Some(&mut (i, ref mut slot)) = stack.last_mut() {
-                if *slot < m.instructions[i as usize].operands.len() {
-                    let o = self.operand(m, i, *slot);
-                    *slot += 1;
-                    if let Some(k) = o.and_then(local) {
-                        if !seen[k] {
-                            seen[k] = true;
-                            stack.push(((range.start + k) as u32, 0));
-                        }
-                    }
-                    continue;
-                }
-                order.push(i);
-                stack.pop();
-            }
-        }
-        // Instructions only reachable through a cycle (malformed): in text order.
-        let first = range.start;
-        order.extend(range.filter(|&i| !seen[i - first]).map(|i| i as u32));
-        order
     }
+    let mut seen = vec![false; range.len()];
+    let mut order = Vec::with_capacity(range.len());
+    let mut stack: Vec<(InstrId, usize)> = Vec::new();
+    for (k, root) in range.iter().enumerate() {
+        if used[k] {
+            continue;
+        }
+        stack.push((root, 0));
+        seen[k] = true;
+        while let Some(&mut (i, ref mut slot)) = stack.last_mut() {
+            if *slot < m.instructions[i].operands.len() {
+                let o = m.operand(i, *slot);
+                *slot += 1;
+                if let Some(k) = local(o) {
+                    if !seen[k] {
+                        seen[k] = true;
+                        stack.push((range.get(k).expect("an offset in the range"), 0));
+                    }
+                }
+                continue;
+            }
+            order.push(i);
+            stack.pop();
+        }
+    }
+    // Instructions only reachable through a cycle (malformed): in text order.
+    order.extend(range.iter().zip(&seen).filter(|(_, &s)| !s).map(|(i, _)| i));
+    order
 }

@@ -11,8 +11,9 @@
 //!    `conditional` merge, as phi values where several values meet);
 //! 3. [`liveness`]: each value's live range (entry parameters from the start, a root's
 //!    values to its computation's end, every value to its last use; a `while`'s init value
-//!    to the start of its body), then the values of one buffer (while loops, conditionals,
-//!    in-place updates, `input_output_alias`) chained as `NormalizeAliasedBuffers` does;
+//!    to the start of its body), then the values of one buffer ([`aliasing`]: while loops,
+//!    conditionals, in-place updates, `input_output_alias`) chained as
+//!    `NormalizeAliasedBuffers` does;
 //! 4. [`sweep`]: XLA's peak step (`ComputePeakMemoryMoment`: values sized by their
 //!    defining instruction's whole shape, starts counted before the previous step's ends)
 //!    and what XLA prints there (the values with `start <= step <= end`, sized by their own
@@ -44,6 +45,7 @@
 //! assert!(peak.not_modelled.is_empty());
 //! ```
 
+mod aliasing;
 mod bounds;
 mod dataflow;
 mod liveness;
@@ -56,12 +58,13 @@ pub(crate) mod tree;
 use serde::Serialize;
 
 use super::buffer::Analysis;
-use dataflow::{Dataflow, NONE};
-pub(crate) use liveness::shape_index;
+use super::id::{IndexVec, InstrId, ValueId};
+use dataflow::{Dataflow, FlowId};
 pub use liveness::LiveRange;
 pub use report::{HighWaterRows, MarkRow, NotModelledRow, PeakRow, PeakSummary};
 use schedule::Schedule;
 pub use tree::NodeSizes;
+use tree::Tree;
 
 /// A rule of XLA's that this model does not follow, and so bounds instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -121,16 +124,16 @@ pub struct NotModelled {
     pub rule: Rule,
     /// How many instructions need it.
     pub count: usize,
-    /// The first [`NotModelled::EXAMPLES`] of them (indices into the module's instructions).
-    pub instructions: Vec<usize>,
+    /// The first [`NotModelled::EXAMPLES`] of them.
+    pub instructions: Vec<InstrId>,
 }
 
 impl NotModelled {
     /// How many instructions are kept as examples.
     pub const EXAMPLES: usize = 5;
 
-    /// Counts instruction `i` (or, with `usize::MAX`, the module) under `rule`.
-    pub(crate) fn add(notes: &mut Vec<NotModelled>, rule: Rule, i: usize) {
+    /// Counts instruction `i` (or, with `None`, the whole module) under `rule`.
+    pub(crate) fn add(notes: &mut Vec<NotModelled>, rule: Rule, i: Option<InstrId>) {
         let n = match notes.iter_mut().find(|n| n.rule == rule) {
             Some(n) => n,
             None => {
@@ -139,7 +142,7 @@ impl NotModelled {
             }
         };
         n.count += 1;
-        if i != usize::MAX && n.instructions.len() < Self::EXAMPLES {
+        if let Some(i) = i.filter(|_| n.instructions.len() < Self::EXAMPLES) {
             n.instructions.push(i);
         }
     }
@@ -151,14 +154,14 @@ impl NotModelled {
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
 /// let peak = Peak::new(&Analysis::new(&m));
-/// let n = &peak.values[1];
+/// let n = &peak.values.raw()[1];
 /// assert_eq!((m.instructions[n.instruction].name, n.range.start, n.range.end), ("n", 1, 2));
 /// assert_eq!((n.sizes.unwrap().bytes, n.sizes.unwrap().array_bytes, n.weight), (40, 64, Some(40)));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PeakValue {
-    /// Its defining instruction (an index into the module's instructions).
-    pub instruction: usize,
+    /// Its defining instruction.
+    pub instruction: InstrId,
     /// Its shape index in that instruction's result.
     pub shape_index: Vec<u32>,
     /// Whether it is a phi value (a `while` or `conditional` merging values).
@@ -178,14 +181,14 @@ pub struct PeakValue {
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
 /// let mark = Peak::new(&Analysis::new(&m)).high_water.array_bytes;
-/// assert_eq!((mark.step, mark.instruction, mark.total), (1, Some(1), 128));
+/// assert_eq!((mark.step, mark.instruction, mark.total), (1, m.instruction_id("n"), 128));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Mark {
     /// The first step with it.
     pub step: u32,
-    /// The instruction at that step (an index into the module's instructions).
-    pub instruction: Option<usize>,
+    /// The instruction at that step.
+    pub instruction: Option<InstrId>,
     /// The total.
     pub total: u64,
 }
@@ -203,10 +206,10 @@ pub struct XlaPeak {
     /// `ComputePeakMemoryMoment`: the step of `Live ranges at N (peak)`.
     pub step: u32,
     /// The instruction at that step.
-    pub instruction: Option<usize>,
-    /// The values printed there (`start <= step <= end`), as indices into
-    /// [`Peak::values`], in XLA's order: bytes descending, then name and shape index.
-    pub live: Vec<usize>,
+    pub instruction: Option<InstrId>,
+    /// The values printed there (`start <= step <= end`), in XLA's order: bytes
+    /// descending, then name and shape index.
+    pub live: Vec<ValueId>,
     /// Their own `ByteSizeOf` summed: XLA's peak bytes (the last `cumulative`).
     pub bytes: u64,
     /// Their `ArraySize` summed: with tiling padding.
@@ -275,7 +278,8 @@ pub struct Bounds {
     pub logical_bytes: Bound,
 }
 
-/// The live ranges of a module's values and its peak. See the [module docs](self).
+/// The live ranges of a module's values and its peak (the rules are in the documentation
+/// of the `hlo::peak` module's source, which is private).
 ///
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
@@ -286,9 +290,9 @@ pub struct Bounds {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Peak {
     /// The instruction at each step of the flattened sequence.
-    pub sequence: Vec<usize>,
+    pub sequence: Vec<InstrId>,
     /// Every value with a live range, in an order close to XLA's value ids.
-    pub values: Vec<PeakValue>,
+    pub values: IndexVec<ValueId, PeakValue>,
     /// XLA's peak.
     pub xla: XlaPeak,
     /// The true high-water marks.
@@ -307,56 +311,56 @@ impl Peak {
         let m = a.module;
         let mut notes = Vec::new();
         let Some(entry) = m.entry else {
-            NotModelled::add(&mut notes, Rule::NoEntry, usize::MAX);
+            NotModelled::add(&mut notes, Rule::NoEntry, None);
             return Peak { not_modelled: notes, ..Peak::default() };
         };
         if !m.is_scheduled {
-            NotModelled::add(&mut notes, Rule::NotScheduled, usize::MAX);
+            NotModelled::add(&mut notes, Rule::NotScheduled, None);
         }
         let s = Schedule::new(m, entry);
         let d = Dataflow::new(a, &s, &mut notes);
         let ranges = liveness::live_ranges(a, &s, &d);
-        let mut values = Vec::new();
-        let mut value_of = vec![NONE; d.values.len()];
-        for (v, (value, range)) in d.values.iter().zip(&ranges).enumerate() {
+        let mut values: IndexVec<ValueId, PeakValue> = IndexVec::new();
+        let mut value_of = IndexVec::<FlowId, Option<ValueId>>::from_elem(None, d.values.len());
+        for ((v, value), range) in d.values.iter_enumerated().zip(ranges.iter()) {
             let Some(range) = *range else { continue };
             let tree = d.tree(value.instruction);
-            let node = &tree.nodes[value.node as usize];
+            let node = &tree.nodes[value.node];
             if node.sizes.is_none() {
-                NotModelled::add(&mut notes, Rule::Unsized, value.instruction as usize);
+                NotModelled::add(&mut notes, Rule::Unsized, Some(value.instruction));
             }
-            value_of[v] = values.len() as u32;
-            values.push(PeakValue {
-                instruction: value.instruction as usize,
+            value_of[v] = Some(values.push(PeakValue {
+                instruction: value.instruction,
                 shape_index: node.index.clone(),
                 phi: value.phi,
                 range,
                 sizes: node.sizes,
-                weight: tree.nodes[0].sizes.map(|s| s.bytes),
-            });
+                weight: tree.nodes[Tree::root()].sizes.map(|s| s.bytes),
+            }));
         }
         let steps = s.end();
-        let at = |step: u32| s.sequence.get(step as usize).map(|&i| i as usize);
         let measure = |f: fn(&NodeSizes) -> u64| -> Vec<(LiveRange, u64)> {
             values.iter().map(|v| (v.range, v.sizes.as_ref().map_or(0, f))).collect()
         };
         let weights: Vec<(LiveRange, u64)> =
             values.iter().map(|v| (v.range, v.weight.unwrap_or(0))).collect();
         let (step, search) = sweep::peak_moment(&weights, steps);
-        let mut live: Vec<usize> = (0..values.len())
-            .filter(|&v| values[v].range.start <= step && step <= values[v].range.end)
+        let mut live: Vec<ValueId> = values
+            .iter_enumerated()
+            .filter(|(_, v)| v.range.start <= step && step <= v.range.end)
+            .map(|(v, _)| v)
             .collect();
-        let own = |v: usize| values[v].sizes.unwrap_or_default();
+        let own = |v: ValueId| values[v].sizes.unwrap_or_default();
         live.sort_by(|&x, &y| {
             let key =
-                |v: usize| (m.instructions[values[v].instruction].name, &values[v].shape_index);
+                |v: ValueId| (m.instructions[values[v].instruction].name, &values[v].shape_index);
             own(y).bytes.cmp(&own(x).bytes).then_with(|| key(x).cmp(&key(y)))
         });
         let total = live.iter().fold(NodeSizes::default(), |t, &v| t.plus(own(v)));
         let clamp = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
         let mark = |ranges: &[(LiveRange, u64)]| {
             let (step, total) = sweep::high_water(ranges, steps);
-            Mark { step, instruction: at(step), total: clamp(total) }
+            Mark { step, instruction: s.at(step), total: clamp(total) }
         };
         let (bytes, array, logical) =
             (measure(|s| s.bytes), measure(|s| s.array_bytes), measure(|s| s.logical_bytes));
@@ -371,16 +375,16 @@ impl Peak {
         });
         notes.sort_by_key(|n| n.rule);
         Peak {
-            sequence: s.sequence.iter().map(|&i| i as usize).collect(),
             xla: XlaPeak {
                 step,
-                instruction: at(step),
+                instruction: s.at(step),
                 live,
                 bytes: total.bytes,
                 array_bytes: total.array_bytes,
                 logical_bytes: total.logical_bytes,
                 search_bytes: clamp(search),
             },
+            sequence: s.sequence,
             values,
             high_water,
             not_modelled: notes,

@@ -9,25 +9,32 @@
 //! bookkeeping is XLA's: a replacement rewrites the inputs of the replaced node's users
 //! as they were when the pass began, so an input can keep naming a node replaced later.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
+
+use super::super::id::{id, IndexVec};
+
+id! {
+    /// A node of the [`PhiGraph`].
+    pub(crate) PhiNode
+}
 
 /// A node: a phi value or a value flowing into one.
 #[derive(Clone, Debug)]
 struct Node {
     phi: bool,
     dead: bool,
-    operands: Vec<u32>,
-    users: Vec<u32>,
+    operands: Vec<PhiNode>,
+    users: Vec<PhiNode>,
     /// The nodes whose values now map to this one (itself first).
-    members: Vec<u32>,
+    members: Vec<PhiNode>,
 }
 
 /// The phi graph of a dataflow.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PhiGraph {
-    nodes: Vec<Node>,
+    nodes: IndexVec<PhiNode, Node>,
     /// For each node's own value: the node it maps to now.
-    current: Vec<u32>,
+    current: IndexVec<PhiNode, PhiNode>,
 }
 
 /// What [`PhiGraph::optimize`] spends at most, in node and edge visits per node and
@@ -36,8 +43,8 @@ const BUDGET_PER_ELEMENT: u64 = 64;
 
 impl PhiGraph {
     /// Adds a node; returns its number.
-    pub fn add(&mut self, phi: bool) -> u32 {
-        let n = self.nodes.len() as u32;
+    pub fn add(&mut self, phi: bool) -> PhiNode {
+        let n = self.nodes.next_id();
         self.nodes.push(Node {
             phi,
             dead: false,
@@ -50,18 +57,18 @@ impl PhiGraph {
     }
 
     /// Sets a phi node's inputs.
-    pub fn set_inputs(&mut self, node: u32, inputs: Vec<u32>) {
-        self.nodes[node as usize].operands = inputs;
+    pub fn set_inputs(&mut self, node: PhiNode, inputs: Vec<PhiNode>) {
+        self.nodes[node].operands = inputs;
     }
 
     /// The node the value of `node` maps to now.
-    pub fn resolved(&self, node: u32) -> u32 {
-        self.current[node as usize]
+    pub fn resolved(&self, node: PhiNode) -> PhiNode {
+        self.current[node]
     }
 
     /// Whether `node` is a phi.
-    pub fn is_phi(&self, node: u32) -> bool {
-        self.nodes[node as usize].phi
+    pub fn is_phi(&self, node: PhiNode) -> bool {
+        self.nodes[node].phi
     }
 
     /// Runs XLA's optimization to its fixed point; `false` if it stopped at its budget.
@@ -70,18 +77,18 @@ impl PhiGraph {
         let mut budget = BUDGET_PER_ELEMENT
             .saturating_mul((self.nodes.len() + edges) as u64)
             .saturating_add(1 << 16);
-        for n in 0..self.nodes.len() {
+        for n in self.nodes.ids() {
             for k in 0..self.nodes[n].operands.len() {
                 let input = self.nodes[n].operands[k];
-                self.nodes[input as usize].users.push(n as u32);
+                self.nodes[input].users.push(n);
             }
         }
         let mut changed = true;
         while changed {
             changed = false;
-            let mut checked = vec![false; self.nodes.len()];
-            for n in 0..self.nodes.len() as u32 {
-                let node = &mut self.nodes[n as usize];
+            let mut checked = IndexVec::<PhiNode, bool>::from_elem(false, self.nodes.len());
+            for n in self.nodes.ids() {
+                let node = &mut self.nodes[n];
                 if !node.phi || node.dead {
                     continue;
                 }
@@ -97,21 +104,21 @@ impl PhiGraph {
                     changed = true;
                     continue;
                 }
-                if checked[n as usize] {
+                if checked[n] {
                     continue;
                 }
                 // The closure of phis reachable from n, and the one non-phi in it, if one.
-                let mut workset: Vec<u32> = Vec::new();
-                let mut in_workset = std::collections::HashSet::new();
-                let mut queue: VecDeque<u32> = VecDeque::from([n]);
-                let mut non_phi: Option<u32> = None;
+                let mut workset: Vec<PhiNode> = Vec::new();
+                let mut in_workset = HashSet::new();
+                let mut queue: VecDeque<PhiNode> = VecDeque::from([n]);
+                let mut non_phi: Option<PhiNode> = None;
                 while let Some(todo) = queue.pop_front() {
                     if !in_workset.insert(todo) {
                         continue;
                     }
-                    checked[todo as usize] = true;
+                    checked[todo] = true;
                     workset.push(todo);
-                    let t = &self.nodes[todo as usize];
+                    let t = &self.nodes[todo];
                     budget = budget.saturating_sub(1 + t.operands.len() as u64);
                     if budget == 0 {
                         return false;
@@ -127,7 +134,7 @@ impl PhiGraph {
                 }
                 if let Some(value) = non_phi {
                     for &w in &workset {
-                        if self.nodes[w as usize].phi {
+                        if self.nodes[w].phi {
                             self.replace(w, value);
                             changed = true;
                         }
@@ -139,44 +146,44 @@ impl PhiGraph {
     }
 
     /// `ReplaceNodeWith`.
-    fn replace(&mut self, node: u32, mut with: u32) {
+    fn replace(&mut self, node: PhiNode, mut with: PhiNode) {
         // A replacement already replaced stands for its own replacement.
         for _ in 0..=self.nodes.len() {
-            if !self.nodes[with as usize].dead {
+            if !self.nodes[with].dead {
                 break;
             }
-            let next = self.current[with as usize];
+            let next = self.current[with];
             if next == with {
                 break;
             }
             with = next;
         }
-        if self.nodes[node as usize].dead || node == with {
+        if self.nodes[node].dead || node == with {
             return;
         }
-        let users = std::mem::take(&mut self.nodes[node as usize].users);
+        let users = std::mem::take(&mut self.nodes[node].users);
         for &u in &users {
-            for o in &mut self.nodes[u as usize].operands {
+            for o in &mut self.nodes[u].operands {
                 if *o == node {
                     *o = with;
                 }
             }
         }
-        self.nodes[node as usize].users = users;
-        let operands = self.nodes[node as usize].operands.clone();
+        self.nodes[node].users = users;
+        let operands = self.nodes[node].operands.clone();
         for o in operands {
-            for u in &mut self.nodes[o as usize].users {
+            for u in &mut self.nodes[o].users {
                 if *u == node {
                     *u = with;
                 }
             }
         }
-        let members = std::mem::take(&mut self.nodes[node as usize].members);
+        let members = std::mem::take(&mut self.nodes[node].members);
         for &m in &members {
-            self.current[m as usize] = with;
+            self.current[m] = with;
         }
-        self.nodes[with as usize].members.extend(members);
-        self.nodes[node as usize].dead = true;
+        self.nodes[with].members.extend(members);
+        self.nodes[node].dead = true;
     }
 }
 

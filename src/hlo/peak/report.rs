@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::super::id::{InstrId, ValueId};
 use super::super::module::Module;
 use super::{Bounds, Mark, NodeSizes, Peak, Rule};
 use crate::Shape;
@@ -158,16 +159,16 @@ fn subshape<'s>(shape: &'s Shape, index: &[u32]) -> Option<&'s Shape> {
 }
 
 impl Peak {
-    /// Value `v` (an index into [`Peak::values`]) as a row, with a running total.
+    /// Value `v` as a row, with a running total.
     ///
     /// ```
     /// use xlayout::hlo::{Analysis, Module, Peak};
     /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %t = (f32[10]{0:T(8)}) tuple(%p)\n}\n");
     /// let peak = Peak::new(&Analysis::new(&m));
-    /// let r = peak.row(&m, 0, 40);
+    /// let r = peak.row(&m, peak.values.ids().next().unwrap(), 40);
     /// assert_eq!((r.instruction, r.shape.as_str(), r.bytes, r.array_bytes), ("p", "f32[10]{0:T(8)}", 40, 64));
     /// ```
-    pub fn row<'a>(&self, m: &'a Module<'_>, v: usize, cumulative_bytes: u64) -> PeakRow<'a> {
+    pub fn row<'a>(&self, m: &'a Module<'_>, v: ValueId, cumulative_bytes: u64) -> PeakRow<'a> {
         let value = &self.values[v];
         let ins = &m.instructions[value.instruction];
         let shape = m
@@ -177,8 +178,8 @@ impl Peak {
         let sizes = value.sizes.unwrap_or_default();
         PeakRow {
             instruction: ins.name,
-            computation: ins.computation.map(|c| m.computations[c].name),
-            opcode: ins.opcode,
+            computation: m.computation_name(value.instruction),
+            opcode: ins.opcode.as_str(),
             shape_index: value.shape_index.clone(),
             shape,
             phi: value.phi,
@@ -218,7 +219,7 @@ impl Peak {
     /// assert_eq!(s.live[1].cumulative_bytes, 64);
     /// ```
     pub fn summary<'a>(&self, m: &'a Module<'_>, top: usize) -> PeakSummary<'a> {
-        let name = |i: Option<usize>| i.map(|i| m.instructions[i].name);
+        let name = |i: Option<InstrId>| i.map(|i| m.instructions[i].name);
         let mark =
             |k: &Mark| MarkRow { step: k.step, instruction: name(k.instruction), total: k.total };
         let peak = self.xla.instruction.map(|i| &m.instructions[i]);
@@ -227,7 +228,7 @@ impl Peak {
             values: self.values.len(),
             peak_step: self.xla.step,
             peak_instruction: peak.map(|p| p.name),
-            peak_opcode: peak.map(|p| p.opcode),
+            peak_opcode: peak.map(|p| p.opcode.as_str()),
             peak_computation: peak.and_then(|p| p.computation).map(|c| m.computations[c].name),
             peak_bytes: self.xla.bytes,
             peak_array_bytes: self.xla.array_bytes,

@@ -18,12 +18,14 @@ pub(crate) fn high_water(ranges: &[(LiveRange, u64)], steps: u32) -> (u32, u128)
     first_maximum(&deltas(ranges, steps, 1))
 }
 
-/// Each value's weight added at its start and taken off `after` steps past its end.
-fn deltas(ranges: &[(LiveRange, u64)], steps: u32, after: usize) -> Vec<i128> {
-    let mut delta = vec![0i128; steps as usize + 3];
+/// Each value's weight added at its start and taken off `after` steps past its end: a
+/// difference array over the steps (a step is a number of steps, and so an offset here).
+fn deltas(ranges: &[(LiveRange, u64)], steps: u32, after: u32) -> Vec<i128> {
+    let slot = |step: u32| usize::try_from(step).expect("steps are 32-bit");
+    let mut delta = vec![0i128; slot(steps) + 3];
     for &(r, w) in ranges {
-        delta[r.start as usize] += i128::from(w);
-        delta[r.end as usize + after] -= i128::from(w);
+        delta[slot(r.start)] += i128::from(w);
+        delta[slot(r.end) + slot(after)] -= i128::from(w);
     }
     delta
 }

@@ -3,14 +3,20 @@
 
 use crate::Shape;
 
-use super::super::buffer::{LeafKind, ShapeFacts};
+use super::super::id::{id, IndexVec};
+use super::super::sizes::{Leaf, LeafKind, ShapeFacts};
+
+id! {
+    /// A node of a [`Tree`]: a subshape, numbered in pre-order (the root is node 0).
+    pub(crate) NodeId
+}
 
 /// The bytes of one subshape.
 ///
 /// ```
 /// use xlayout::hlo::{Analysis, Module, NodeSizes, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %p = pred[100]{0:T(128)E(32)} parameter(0)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).values[0].sizes.unwrap();
+/// let s = Peak::new(&Analysis::new(&m)).values.raw()[0].sizes.unwrap();
 /// assert_eq!(s, NodeSizes { bytes: 400, array_bytes: 512, logical_bytes: 100 });
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -42,10 +48,10 @@ impl NodeSizes {
 pub(crate) struct Node {
     /// Its shape index (`{}` is the root).
     pub index: Vec<u32>,
-    /// Its children's node numbers (a tuple's elements, in order).
-    pub children: Vec<u32>,
-    /// One past the last node of its subtree.
-    pub end: u32,
+    /// Its children (a tuple's elements, in order).
+    pub children: Vec<NodeId>,
+    /// One past the last node of its subtree (a position).
+    pub end: usize,
     /// Its sizes; `None` when XLA gives none (an unbounded dimension, a `b(...)` buffer)
     /// or the shape was not read.
     pub sizes: Option<NodeSizes>,
@@ -54,7 +60,7 @@ pub(crate) struct Node {
 /// The nodes of one shape, in pre-order.
 #[derive(Clone, Debug)]
 pub(crate) struct Tree {
-    pub nodes: Vec<Node>,
+    pub nodes: IndexVec<NodeId, Node>,
 }
 
 /// Tuples nest a few levels in practice; the module reader stops deeper ones already.
@@ -64,7 +70,7 @@ impl Tree {
     /// The tree of a shape whose facts are `facts` (their leaves are the tree's non-tuple
     /// nodes, in the same order).
     pub fn new(shape: &Shape, facts: &ShapeFacts) -> Tree {
-        let mut t = Tree { nodes: Vec::new() };
+        let mut t = Tree { nodes: IndexVec::new() };
         let mut leaves = facts.leaves.iter();
         t.add(shape, &mut Vec::new(), &mut leaves);
         t
@@ -72,38 +78,38 @@ impl Tree {
 
     /// A tree of one node without a size: what an instruction whose shape was not read has.
     pub fn unknown() -> Tree {
-        Tree { nodes: vec![Node { index: Vec::new(), children: Vec::new(), end: 1, sizes: None }] }
+        let root = Node { index: Vec::new(), children: Vec::new(), end: 1, sizes: None };
+        Tree { nodes: IndexVec::from_raw(vec![root]) }
     }
 
     fn add<'f>(
         &mut self,
         shape: &Shape,
         index: &mut Vec<u32>,
-        leaves: &mut impl Iterator<Item = &'f super::super::buffer::Leaf>,
-    ) -> u32 {
-        let me = self.nodes.len() as u32;
-        self.nodes.push(Node {
+        leaves: &mut impl Iterator<Item = &'f Leaf>,
+    ) -> NodeId {
+        let me = self.nodes.push(Node {
             index: index.clone(),
             children: Vec::new(),
-            end: me + 1,
+            end: self.nodes.len() + 1,
             sizes: None,
         });
         match shape {
             Shape::Tuple(elements) if index.len() < MAX_DEPTH => {
                 let n = elements.len() as u64;
                 let table = n.saturating_mul(8);
-                self.nodes[me as usize].sizes =
+                self.nodes[me].sizes =
                     Some(NodeSizes { bytes: table, array_bytes: table, logical_bytes: table });
                 for (i, e) in elements.iter().enumerate() {
                     index.push(i as u32);
                     let child = self.add(e, index, leaves);
                     index.pop();
-                    self.nodes[me as usize].children.push(child);
+                    self.nodes[me].children.push(child);
                 }
             }
             _ => {
                 let leaf = leaves.next();
-                self.nodes[me as usize].sizes = leaf.and_then(|l| match l.kind {
+                self.nodes[me].sizes = leaf.and_then(|l| match l.kind {
                     LeafKind::Token => Some(NodeSizes::default()),
                     // ByteSizeOf of `opaque[]` is the pointer size.
                     LeafKind::Opaque => {
@@ -119,30 +125,35 @@ impl Tree {
                 });
             }
         }
-        let end = self.nodes.len() as u32;
-        self.nodes[me as usize].end = end;
+        let end = self.nodes.len();
+        self.nodes[me].end = end;
         me
     }
 
+    /// The root: the whole shape.
+    pub fn root() -> NodeId {
+        NodeId::new(0)
+    }
+
     /// The number of nodes.
-    pub fn len(&self) -> u32 {
-        self.nodes.len() as u32
+    pub fn len(&self) -> usize {
+        self.nodes.len()
     }
 
     /// The number of nodes in the subtree of `node`.
-    pub fn subtree_len(&self, node: u32) -> u32 {
-        self.nodes[node as usize].end - node
+    pub fn subtree_len(&self, node: NodeId) -> usize {
+        self.nodes[node].end - node.index()
     }
 
     /// Child `i` of `node`, if `node` is a tuple with that many elements.
-    pub fn child(&self, node: u32, i: u64) -> Option<u32> {
+    pub fn child(&self, node: NodeId, i: u64) -> Option<NodeId> {
         let i = usize::try_from(i).ok()?;
-        self.nodes.get(node as usize)?.children.get(i).copied()
+        self.nodes.get(node)?.children.get(i).copied()
     }
 
     /// The node at a shape index.
-    pub fn at(&self, index: &[u64]) -> Option<u32> {
-        index.iter().try_fold(0, |node, &i| self.child(node, i))
+    pub fn at(&self, index: &[u64]) -> Option<NodeId> {
+        index.iter().try_fold(Tree::root(), |node, &i| self.child(node, i))
     }
 }
 
@@ -160,7 +171,8 @@ mod tests {
         assert_eq!(index, [&[][..], &[0], &[1], &[1, 0], &[1, 1], &[2]]);
         let bytes: Vec<u64> = t.nodes.iter().map(|n| n.sizes.unwrap().bytes).collect();
         assert_eq!(bytes, [24, 24, 16, 32, 0, 40]);
-        assert_eq!(t.nodes[5].sizes.unwrap().array_bytes, 64); // T(8): 16 elements
-        assert_eq!((t.subtree_len(2), t.at(&[1, 1]), t.at(&[3])), (3, Some(4), None));
+        assert_eq!(t.nodes[NodeId::new(5)].sizes.unwrap().array_bytes, 64); // T(8): 16 elements
+        let n = NodeId::new;
+        assert_eq!((t.subtree_len(n(2)), t.at(&[1, 1]), t.at(&[3])), (3, Some(n(4)), None));
     }
 }

@@ -5,7 +5,7 @@
 #![no_std]
 #![deny(missing_docs)]
 
-use xl::fixed::View;
+use xl::StaticView;
 use xl::{Buffer, PackedBuffer, StaticLayout, S4};
 
 xl::layout! {
@@ -33,7 +33,7 @@ pub fn sum(buf: &Buffer<Tile>) -> f32 {
 
 /// Reads one element through a borrowed view.
 pub fn read(storage: &[f32], i: usize, j: usize) -> Option<f32> {
-    View::<Tile>::new(storage).ok()?.get([i, j]).copied()
+    StaticView::<Tile>::new(storage).ok()?.get([i, j]).copied()
 }
 
 /// The size of the storage, from the generated constants.

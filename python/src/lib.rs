@@ -1,0 +1,359 @@
+//! `xlayout._xlayout`: the extension module of the Python package `xlayout`.
+//!
+//! Bindings only: every answer comes from the `xlayout` library (and, for the console
+//! script, the `xlayout` command's own `main_with_args`). This module converts types,
+//! releases the GIL around long work, and maps the library's errors to `xlayout.Error`.
+//! The Python side (`python/xlayout/*.py`) turns numpy arrays into byte views and back.
+//!
+//! Errors never end the interpreter: an [`xlayout::Error`] becomes `xlayout.Error`, and a
+//! panic, which the library promises never to raise, would reach Python as PyO3's
+//! `PanicException`.
+
+use std::time::Instant;
+
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use xlayout::draw::{self, HtmlOptions, MapOptions};
+use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions};
+use xlayout::oom::OomReport;
+use xlayout::{ArrayShape, Dim, Plan, RelayoutPlan, Shape, TileDim};
+
+create_exception!(
+    xlayout,
+    Error,
+    PyValueError,
+    "A shape, layout or buffer that xlayout rejects: `kind` is the rule's name (the Rust \
+     `ErrorKind`), `span` the `(start, end)` byte range of the text it is about or `None`, \
+     and the message is the command's, with carets under that range."
+);
+
+/// `xlayout.Error` for `error`, rendered under `text` (the text that was parsed) as the
+/// command shows it.
+fn error(error: &xlayout::Error, text: &str) -> PyErr {
+    let err = Error::new_err(error.render(text).to_string());
+    Python::attach(|py| {
+        let value = err.value(py);
+        let kind = format!("{:?}", error.kind());
+        let span = error.span().map(|s| (s.start, s.end));
+        // Setting attributes on a fresh exception object cannot fail but for memory; the
+        // message is already right then.
+        let _ = value.setattr("kind", kind);
+        let _ = value.setattr("span", span);
+    });
+    err
+}
+
+/// `xlayout.Error` for `error` when the text it is about is not at hand: the message alone,
+/// without a span that would point into nothing.
+fn error_without_text(error: &xlayout::Error) -> PyErr {
+    self::error(&xlayout::Error::new(error.kind(), error.message()), "")
+}
+
+/// An XLA shape, parsed and validated as XLA does (layout-runtime's one parser and
+/// validator); `str()` is XLA's canonical text. Tuples, `token[]` and buffers parse too;
+/// the array properties raise `xlayout.Error` (kind `NotStaticArray`) for them.
+///
+/// >>> import xlayout
+/// >>> s = xlayout.Shape("bf16[8,300]{1,0:T(8,128)(2,1)}")
+/// >>> str(s), s.element_type, s.dims, s.minor_to_major, s.tiles
+/// ('bf16[8,300]{1,0:T(8,128)(2,1)}', 'bf16', (8, 300), (1, 0), ((8, 128), (2, 1)))
+/// >>> s.byte_size, s.logical_bytes        # XLA's ArraySize, and the data at natural width
+/// (6144, 4800)
+/// >>> str(xlayout.Shape("f32[3,5]{1,0:L(1)E(0)}"))
+/// 'f32[3,5]{1,0}'
+#[pyclass(module = "xlayout", name = "Shape", frozen)]
+struct PyShape {
+    /// The text as given, for rendering errors under it.
+    text: String,
+    shape: Shape,
+    /// The index plan of an array shape whose layout has one.
+    plan: Option<Plan>,
+}
+
+impl PyShape {
+    fn array(&self) -> PyResult<&ArrayShape> {
+        self.shape.try_array().map_err(|e| error(&e, &self.text))
+    }
+
+    fn plan(&self) -> PyResult<&Plan> {
+        match &self.plan {
+            Some(plan) => Ok(plan),
+            // Plan again only to get the error: the plan was not kept because it failed.
+            None => Err(match self.array()?.plan() {
+                Err(e) => error(&e, &self.text),
+                Ok(_) => Error::new_err("error: the shape has no index plan"),
+            }),
+        }
+    }
+}
+
+#[pymethods]
+impl PyShape {
+    #[new]
+    fn new(text: &str) -> PyResult<Self> {
+        let shape: Shape = text.parse().map_err(|e| error(&e, text))?;
+        let plan = shape.as_array().and_then(|a| a.plan().ok());
+        Ok(PyShape { text: text.to_owned(), shape, plan })
+    }
+
+    fn __str__(&self) -> String {
+        self.shape.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        // Canonical text never holds a quote: this is Python's repr of the string too.
+        format!("Shape('{}')", self.shape)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyShape>().is_ok_and(|o| o.get().shape == self.shape)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.shape.to_string().hash(&mut h);
+        h.finish()
+    }
+
+    /// XLA's `ShapeUtil::ArraySize`: the bytes the layout allocates, padding included.
+    #[getter]
+    fn byte_size(&self) -> PyResult<u64> {
+        self.array()?.byte_size().map_err(|e| error(&e, &self.text))
+    }
+
+    /// XLA's `ShapeUtil::ByteSizeOf`: the data at its natural width, without padding.
+    #[getter]
+    fn logical_bytes(&self) -> PyResult<u64> {
+        self.array()?.byte_size_of().map_err(|e| error(&e, &self.text))
+    }
+
+    /// XLA's name of the element type (`"bf16"`), or `None` for a tuple or token.
+    #[getter]
+    fn element_type(&self) -> Option<String> {
+        self.shape.as_array().map(|a| a.element_type.to_string())
+    }
+
+    /// The dimension sizes (a `<=` bound for a bounded dynamic one, `None` for `?`).
+    #[getter]
+    fn dims<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let dims = self.array()?.dims.iter().map(|d| match d {
+            Dim::Static(n) | Dim::Bounded(n) => Some(*n),
+            Dim::Unbounded => None,
+        });
+        PyTuple::new(py, dims)
+    }
+
+    /// The layout's order of dimensions, most minor first (XLA's default when none is
+    /// written).
+    #[getter]
+    fn minor_to_major<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.array()?.layout_or_default().minor_to_major.iter())
+    }
+
+    /// The tile levels, first applied first; each a tuple of sizes, `"*"` for a combined
+    /// dimension.
+    #[getter]
+    fn tiles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let layout = self.array()?.layout_or_default();
+        let tiles = layout.tiles.iter().map(|t| {
+            let entries = t.dims.iter().map(|d| -> PyResult<Bound<'py, PyAny>> {
+                Ok(match d {
+                    TileDim::Size(n) => n.into_pyobject(py)?.into_any(),
+                    TileDim::Combine => "*".into_pyobject(py)?.into_any(),
+                })
+            });
+            PyTuple::new(py, entries.collect::<PyResult<Vec<_>>>()?)
+        });
+        PyTuple::new(py, tiles.collect::<PyResult<Vec<_>>>()?)
+    }
+
+    /// The element offset of the logical `index` in memory (the tiled index map).
+    ///
+    /// >>> import xlayout
+    /// >>> xlayout.Shape("f32[3,5]{1,0:T(2,2)}").offset((2, 3))   # Figure 1 of XLA's document
+    /// 17
+    fn offset(&self, index: Vec<usize>) -> PyResult<usize> {
+        self.plan()?.offset(&index).map_err(|e| error(&e, &self.text))
+    }
+
+    /// The logical index stored at element `offset`, or `None` for padding.
+    ///
+    /// >>> import xlayout
+    /// >>> s = xlayout.Shape("f32[3,5]{1,0:T(2,2)}")
+    /// >>> s.index_of(17), s.index_of(9)
+    /// ((2, 3), None)
+    fn index_of<'py>(
+        &self,
+        py: Python<'py>,
+        offset: usize,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let plan = self.plan()?;
+        if offset >= plan.grid_len() {
+            let why = format!("offset {offset} is beyond the grid of {} elements", plan.grid_len());
+            let e = xlayout::Error::new(xlayout::ErrorKind::IndexOutOfBounds, why);
+            return Err(error(&e, &self.text));
+        }
+        plan.index_of(offset).map(|index| PyTuple::new(py, index)).transpose()
+    }
+
+    /// The shape described for a person, as `xlayout explain` prints it.
+    ///
+    /// >>> import xlayout
+    /// >>> print(xlayout.Shape("f32[3,5]{1,0:T(2,2)}").explain().splitlines()[5])
+    /// index space  [d0/2:2, d1/2:3, d0%2:2, d1%2:2]  (offset = row-major position)
+    fn explain(&self) -> PyResult<String> {
+        xlayout::explain::explain(&self.shape).map_err(|e| error(&e, &self.text))
+    }
+
+    /// The map of `xlayout map --svg`: a notebook shows the shape as this picture.
+    fn _repr_svg_(&self) -> Option<String> {
+        // A shape without a picture (a tuple, no index space) shows as its repr instead.
+        draw::map_svg(self.shape.as_array()?, &MapOptions::default()).ok()
+    }
+}
+
+/// The checked relayout of `src`'s bytes into `out` (both already byte views); the GIL is
+/// released while it runs.
+fn run_relayout(
+    py: Python<'_>,
+    plan: &RelayoutPlan,
+    data: &PyReadonlyArray1<'_, u8>,
+    out: &Bound<'_, PyArray1<u8>>,
+) -> PyResult<()> {
+    let input = data.as_slice()?;
+    let mut output = out.try_readwrite()?;
+    let output = output.as_slice_mut()?;
+    py.detach(|| plan.run(input, output)).map_err(|e| error_without_text(&e))
+}
+
+fn relayout_plan(src: &PyShape, dst: &PyShape) -> PyResult<RelayoutPlan> {
+    // Each shape's own plan first: its errors are shown under its own text.
+    src.plan()?;
+    dst.plan()?;
+    RelayoutPlan::new(src.array()?, dst.array()?).map_err(|e| error_without_text(&e))
+}
+
+/// `relayout(data, src, dst, out=None)` on byte views: a new zeroed buffer of `dst`'s
+/// length, or `out`, filled with `dst`'s bytes.
+#[pyfunction]
+#[pyo3(signature = (data, src, dst, out=None))]
+fn relayout<'py>(
+    py: Python<'py>,
+    data: PyReadonlyArray1<'py, u8>,
+    src: &PyShape,
+    dst: &PyShape,
+    out: Option<Bound<'py, PyArray1<u8>>>,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let plan = relayout_plan(src, dst)?;
+    // Checked before a destination is allocated: a wrong input costs nothing.
+    if data.len() != plan.src_len() {
+        let why = format!(
+            "the source buffer has {} bytes; its layout needs exactly {}",
+            data.len(),
+            plan.src_len()
+        );
+        return Err(error_without_text(&xlayout::Error::new(
+            xlayout::ErrorKind::BufferLength,
+            why,
+        )));
+    }
+    // `zeros` is calloc: fresh pages cost nothing until the relayout writes them.
+    let out = out.unwrap_or_else(|| PyArray1::zeros(py, plan.dst_len(), false));
+    run_relayout(py, &plan, &data, &out)?;
+    Ok(out)
+}
+
+/// Seconds the Rust call `xlayout::relayout` (plan and run) takes on these byte views, timed
+/// inside the extension: the baseline of the Python benchmark, measured in its run.
+#[pyfunction]
+fn _time_rust_relayout(
+    data: PyReadonlyArray1<'_, u8>,
+    src: &PyShape,
+    dst: &PyShape,
+    out: Bound<'_, PyArray1<u8>>,
+) -> PyResult<f64> {
+    let input = data.as_slice()?;
+    let mut output = out.try_readwrite()?;
+    let output = output.as_slice_mut()?;
+    let start = Instant::now();
+    xlayout::relayout(input, &src.shape, output, &dst.shape).map_err(|e| error_without_text(&e))?;
+    Ok(start.elapsed().as_secs_f64())
+}
+
+/// The `xlayout` command on the process's standard input, output and error, with `args`
+/// (the first is the program's name); returns the exit status.
+#[pyfunction]
+fn main(py: Python<'_>, args: Vec<String>) -> u8 {
+    py.detach(|| xlayout_cli::main_with_args(args))
+}
+
+/// What `xlayout.hlo` needs of one module, as the command's JSON: the report (`xlayout hlo
+/// --format json`'s object per file, without `file`), the peak (`--peak`'s, without
+/// `file`, `module`, `scheduled` and XLA's dumps) with its live list cut at `top`, the
+/// HTML report titled `name`, and the report's small keys (`module`, `is_scheduled`,
+/// `totals`) on their own, so that reading them does not parse every instruction's row.
+#[pyfunction]
+fn hlo_report(
+    py: Python<'_>,
+    // Borrowed from the `bytes` object: a 100 MB dump is not copied element by element.
+    bytes: &[u8],
+    name: String,
+    top: usize,
+) -> PyResult<(String, String, String, String)> {
+    py.detach(|| {
+        let (text, problems) = decode(bytes);
+        let mut module = Module::parse(&text);
+        module.add_diagnostics(problems);
+        let analysis = Analysis::new(&module);
+        let options = ReportOptions { top, ..ReportOptions::default() };
+        let report = Report::new(&analysis, options);
+        let peak = Peak::new(&analysis);
+        let summary = peak.summary(&module, top);
+        let html = draw::report_html(&report, &HtmlOptions { source: name, ..Default::default() });
+        let head = serde_json::json!({
+            "module": module.name,
+            "is_scheduled": module.is_scheduled,
+            "totals": report.totals,
+        });
+        Ok((json(&report)?, json(&summary)?, html, json(&head)?))
+    })
+}
+
+/// The out-of-memory report in `bytes`, as the command's JSON (`xlayout oom --format json`'s
+/// object per report, without `file` and `hlo`); bytes that are not UTF-8 are read as the
+/// command reads them.
+#[pyfunction]
+fn oom_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
+    py.detach(|| json(&OomReport::parse(&decode(bytes).0)))
+}
+
+/// The module texts after optimizations in the dump directory `dir`, as `xlayout hlo DIR`
+/// reads them.
+#[pyfunction]
+fn module_files(dir: std::path::PathBuf) -> PyResult<Vec<std::path::PathBuf>> {
+    Ok(xlayout::hlo::module_files(&dir, xlayout::hlo::Stage::After)?)
+}
+
+/// A report type as JSON, as the command's `--format json` writes it.
+fn json<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    // The report types always serialize (the fuzz targets check it); a failure would be a
+    // bug, reported rather than hidden.
+    serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+#[pymodule]
+fn _xlayout(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Error", m.py().get_type::<Error>())?;
+    m.add_class::<PyShape>()?;
+    m.add_function(wrap_pyfunction!(relayout, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_rust_relayout, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(hlo_report, m)?)?;
+    m.add_function(wrap_pyfunction!(oom_report, m)?)?;
+    m.add_function(wrap_pyfunction!(module_files, m)?)?;
+    Ok(())
+}

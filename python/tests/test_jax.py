@@ -1,0 +1,75 @@
+"""Real JAX programs on CPU through xlayout.jax.memory: their peak is the command's on the
+same compiled text."""
+
+import json
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import xlayout
+import xlayout.jax
+from conftest import run
+
+jax.config.update("jax_platforms", "cpu")
+
+
+def mlp(x, w1, w2):
+    return jnp.tanh(jax.nn.relu(x @ w1) @ w2).sum()
+
+
+def train_step(w, x, y):
+    loss = lambda w: ((x @ w - y) ** 2).mean()
+    return w - 0.1 * jax.grad(loss)(w)
+
+
+def scan_cumsum(x):
+    return jax.lax.scan(lambda c, y: (c + y, c + y), jnp.zeros(x.shape[1]), x)[1]
+
+
+def sort_and_cumsum(x):
+    return jnp.sort(x * 2, axis=0)[::-1] + jnp.cumsum(x, axis=1)
+
+
+PROGRAMS = [
+    (mlp, (jnp.ones((128, 256)), jnp.ones((256, 512)), jnp.ones((512, 64)))),
+    (train_step, (jnp.ones((256, 256)), jnp.ones((64, 256)), jnp.ones((64, 256)))),
+    (scan_cumsum, (jnp.ones((64, 16)),)),
+    (sort_and_cumsum, (jnp.ones((1000, 300)),)),
+]
+
+
+@pytest.mark.parametrize("fn, args", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
+def test_peak_is_the_command_peak(command, tmp_path, fn, args):
+    m = xlayout.jax.memory(fn, *args)
+    text = jax.jit(fn).lower(*args).compile().as_text()
+    dump = tmp_path / "module.txt"
+    dump.write_text(text)
+    peak = json.loads(run([command, "hlo", "--peak", "--format", "json", dump]).stdout)
+    peak = peak["files"][0]
+    assert peak["scheduled"]
+    assert (m.peak_step, m.peak_bytes) == (peak["peak_step"], peak["peak_bytes"])
+    assert m.report.rows == xlayout.hlo(dump).rows
+    # memory_analysis beside it, and the sentences relating the two.
+    s = m.memory_analysis
+    assert m.allocated_bytes == (
+        s["argument_size_in_bytes"] + s["output_size_in_bytes"]
+        - s["alias_size_in_bytes"] + s["temp_size_in_bytes"]
+    )
+    assert f"{m.peak_bytes} bytes at step {m.peak_step}" in m.explanation
+    assert f"= {m.allocated_bytes} bytes" in m.explanation
+    assert "peak" in m._repr_html_()
+
+
+def test_lowered_and_compiled_objects_are_sources():
+    lowered = jax.jit(mlp).lower(*PROGRAMS[0][1])
+    compiled = lowered.compile()
+    assert xlayout.hlo(lowered).rows == xlayout.hlo(compiled).rows
+    assert xlayout.hlo(compiled).peak_bytes == xlayout.jax.memory(mlp, *PROGRAMS[0][1]).peak_bytes
+
+
+def test_an_unfusable_program_allocates_more_than_its_peak():
+    # The sort's temporaries live at different steps: the assignment sizes them all.
+    m = xlayout.jax.memory(sort_and_cumsum, jnp.ones((1000, 300)))
+    assert m.allocated_bytes > m.peak_bytes
+    assert f"{m.allocated_bytes - m.peak_bytes} bytes more allocated" in m.explanation

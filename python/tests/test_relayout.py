@@ -1,0 +1,189 @@
+"""relayout, tile and untile against numpy's pad-reshape-transpose recipe, bit for bit."""
+
+import ml_dtypes  # a test dependency: numpy's bfloat16, float8_*, int4
+import numpy as np
+import pytest
+
+import xlayout
+from conftest import run
+
+
+def recipe(x, tile, group=1):
+    """numpy's recipe for `{1,0:T(tr,tc)}` (and `(group,1)` after it) of a 2-D array: pad
+    each dimension to a multiple of the tile, split each into (tiles, tile), put the tile
+    counts first; then, inside each tile, interleave `group` rows element by element."""
+    tr, tc = tile
+    rows, cols = -(-x.shape[0] // tr) * tr, -(-x.shape[1] // tc) * tc
+    padded = np.zeros((rows, cols), x.dtype)
+    padded[: x.shape[0], : x.shape[1]] = x
+    t = padded.reshape(rows // tr, tr, cols // tc, tc).transpose(0, 2, 1, 3)
+    if group > 1:
+        t = t.reshape(rows // tr, cols // tc, tr // group, group, tc).transpose(0, 1, 2, 4, 3)
+    return np.ascontiguousarray(t).reshape(-1).view(np.uint8)
+
+
+def random_bits(shape, dtype, seed):
+    """Every bit pattern of the dtype, NaNs included: compared as bytes, not values."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    raw = rng.integers(0, 256, size=int(np.prod(shape)) * dtype.itemsize, dtype=np.uint8)
+    x = raw.view(dtype).reshape(shape)
+    if dtype in (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4)):
+        # numpy's int4 keeps one value per byte, in the low nibble (sign-extended for s4).
+        x = (raw & 0xF).view(dtype).reshape(shape)
+    return x
+
+
+# (numpy dtype, XLA name, the tilings TPUs use for that width)
+DTYPES = [
+    (np.float32, "f32", [((8, 128), 1)]),
+    (np.int32, "s32", [((8, 128), 1)]),
+    (np.float64, "f64", [((8, 128), 1)]),
+    (ml_dtypes.bfloat16, "bf16", [((8, 128), 2), ((16, 128), 1)]),
+    (np.float16, "f16", [((8, 128), 2)]),
+    (ml_dtypes.float8_e4m3fn, "f8e4m3fn", [((8, 128), 4), ((32, 128), 1)]),
+    (ml_dtypes.float8_e5m2, "f8e5m2", [((8, 128), 4)]),
+    (ml_dtypes.float8_e4m3fnuz, "f8e4m3fnuz", [((8, 128), 4)]),
+    (ml_dtypes.float8_e5m2fnuz, "f8e5m2fnuz", [((8, 128), 4)]),
+    (ml_dtypes.float8_e4m3b11fnuz, "f8e4m3b11fnuz", [((8, 128), 4)]),
+    (np.int8, "s8", [((8, 128), 4)]),
+    (ml_dtypes.int4, "s4", [((8, 128), 1)]),
+    (ml_dtypes.uint4, "u4", [((8, 128), 1)]),
+]
+
+
+def layout_text(tile, group):
+    return f"{{1,0:T({tile[0]},{tile[1]})" + (f"({group},1)" if group > 1 else "") + "}"
+
+
+@pytest.mark.parametrize("dtype, name, tilings", DTYPES, ids=[d[1] for d in DTYPES])
+@pytest.mark.parametrize("shape", [(8, 128), (37, 300), (1, 5), (64, 256)])
+def test_tile_and_untile_match_numpy_bit_for_bit(dtype, name, tilings, shape):
+    x = random_bits(shape, dtype, seed=hash((name, shape)) % 2**32)
+    for tile, group in tilings:
+        layout = layout_text(tile, group)
+        want = recipe(x, tile, group)
+        got = xlayout.tile(x, layout)
+        assert got.dtype == np.uint8 and got.ndim == 1
+        assert got.tobytes() == want.tobytes(), (name, layout)
+        full = f"{name}[{shape[0]},{shape[1]}]{layout}"
+        assert got.nbytes == xlayout.Shape(full).byte_size
+        back = xlayout.untile(got, full)
+        assert back.dtype == np.dtype(dtype) and back.shape == shape
+        assert back.tobytes() == x.tobytes()
+        # The same through relayout, from bytes and from a memoryview.
+        src = f"{name}[{shape[0]},{shape[1]}]"
+        assert xlayout.relayout(x.tobytes(), src, full).tobytes() == want.tobytes()
+        assert xlayout.relayout(memoryview(x.tobytes()), src, full).tobytes() == want.tobytes()
+
+
+def test_figure_1_of_the_tiled_layout_document():
+    x = np.arange(15, dtype=np.float32).reshape(3, 5)
+    got = xlayout.tile(x, "{1,0:T(2,2)}").view(np.float32)
+    pad = 0
+    assert got.tolist() == [0, 1, 5, 6, 2, 3, 7, 8, 4, pad, 9, pad,
+                            10, 11, pad, pad, 12, 13, pad, pad, 14, pad, pad, pad]
+
+
+def test_packed_sub_byte_layouts_match_numpy_packing():
+    # E(4): two s4 per byte, the first element in the low nibble.
+    x = random_bits((3, 5), ml_dtypes.int4, seed=4)
+    nibbles = np.append(x.reshape(-1).view(np.uint8) & 0xF, 0)
+    want = (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8)
+    assert xlayout.tile(x, "{1,0:E(4)}").tobytes() == want.tobytes()
+    back = xlayout.untile(want, "s4[3,5]{1,0:E(4)}")
+    assert back.tobytes() == x.tobytes()
+
+
+def test_transposed_views_are_read_in_place_through_their_layout():
+    x = random_bits((300, 37), np.float32, seed=5)
+    t = x.T  # F-contiguous: read as f32[37,300]{0,1}, no copy
+    assert not t.flags.c_contiguous
+    assert xlayout.tile(t, "{1,0:T(8,128)}").tobytes() == recipe(t, (8, 128)).tobytes()
+    # A strided slice is copied first, with the same answer.
+    s = x[::2, ::3]
+    assert xlayout.tile(s, "{1,0:T(8,128)}").tobytes() == recipe(s, (8, 128)).tobytes()
+    # 3-D: a permuted view, to a permuted tiled layout.
+    y = random_bits((4, 6, 10), np.float32, seed=6).transpose(2, 0, 1)
+    want = np.ascontiguousarray(y.transpose(1, 0, 2)).reshape(-1).view(np.uint8)
+    assert xlayout.tile(y, "{2,0,1}").tobytes() == want.tobytes()
+
+
+def test_scalars_and_empty_arrays():
+    x = np.asarray(np.float32(3.5))
+    tiled = xlayout.tile(x, "{:T(128)}")  # a scalar fills a 128-element tile
+    assert tiled.nbytes == 512 and tiled.view(np.float32).tolist() == [3.5] + [0.0] * 127
+    assert xlayout.untile(tiled, "f32[]{:T(128)}").tolist() == 3.5
+    assert xlayout.tile(np.zeros((0, 5), np.float32), "{1,0:T(8,128)}").nbytes == 0
+
+
+def test_relayout_reads_the_input_in_place_and_writes_into_out():
+    x = np.arange(15, dtype=np.float32)
+    out = np.full(96, 0xFF, np.uint8)
+    got = xlayout.relayout(x, "f32[3,5]", "f32[3,5]{1,0:T(2,2)}", out=out)
+    assert got is out
+    assert out.view(np.float32)[17] == 13 and out.view(np.float32)[9] == 0  # padding zeroed
+
+
+def test_errors(command):
+    x = np.zeros(15, np.float32)
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x[:14], "f32[3,5]", "f32[3,5]{0,1}")
+    assert e.value.kind == "BufferLength"
+    assert str(e.value) == "error: the source buffer has 56 bytes; its layout needs exactly 60"
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x, "f32[3,5]", "f32[5,3]")
+    assert e.value.kind == "ShapeMismatch"
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x, "f32[3,5]", "s32[3,5]")
+    assert e.value.kind == "ElementType"
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x, "f32[3,5]", "f32[3,5]{1,0:T(0,2)}")
+    assert (e.value.kind, e.value.span) == ("InvalidTileDimension", (15, 16))
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x, "(f32[3,5])", "f32[3,5]")
+    assert e.value.kind == "NotStaticArray"
+    # A layout that parses but has no index space: the message the command gives for it.
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x, "f32[3,5]", "f32[3,5]{1,0:T(2,*)}")
+    assert e.value.kind == "TrailingCombine"
+    done = run([command, "offset", "f32[3,5]{1,0:T(2,*)}", "0,0"])
+    assert done.stderr.decode() == str(e.value) + "\n"
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(x, "f32[3,5]", "f32[3,5]", out=np.zeros(59, np.uint8))
+    assert e.value.kind == "BufferLength"
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        xlayout.relayout(np.zeros((5, 3), np.float32).T, "f32[3,5]", "f32[3,5]")
+    with pytest.raises(TypeError):
+        xlayout.relayout(x, "f32[3,5]", "f32[3,5]", out=np.zeros(15, np.float32))
+    # The destination may not be the source: refused, not a data race.
+    buf = np.zeros(60, np.uint8)
+    with pytest.raises(Exception, match="[Bb]orrow|alias|writeable|overlap"):
+        xlayout.relayout(buf, "f32[3,5]", "f32[3,5]{0,1}", out=buf)
+    # Nor a read-only buffer.
+    with pytest.raises(Exception):
+        xlayout.relayout(x, "f32[3,5]", "f32[3,5]", out=np.frombuffer(bytes(60), np.uint8))
+    with pytest.raises(TypeError):
+        xlayout.tile(np.zeros(3, dtype="U4"), "{0}")
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.untile(bytes(8), "(f32[2])")
+    assert e.value.kind == "NotStaticArray"
+
+
+def test_xla_and_numpy_type_names_agree_both_ways():
+    names = {
+        "f32": np.float32, "f64": np.float64, "f16": np.float16, "s8": np.int8,
+        "s16": np.int16, "s32": np.int32, "s64": np.int64, "u8": np.uint8,
+        "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "pred": np.bool_,
+        "c64": np.complex64, "c128": np.complex128, "bf16": ml_dtypes.bfloat16,
+        "s4": ml_dtypes.int4, "u4": ml_dtypes.uint4, "s2": ml_dtypes.int2,
+        "u2": ml_dtypes.uint2, "f8e4m3fn": ml_dtypes.float8_e4m3fn,
+        "f8e5m2": ml_dtypes.float8_e5m2, "f8e4m3": ml_dtypes.float8_e4m3,
+        "f8e3m4": ml_dtypes.float8_e3m4, "f8e8m0fnu": ml_dtypes.float8_e8m0fnu,
+        "f4e2m1fn": ml_dtypes.float4_e2m1fn, "f6e2m3fn": ml_dtypes.float6_e2m3fn,
+        "f6e3m2fn": ml_dtypes.float6_e3m2fn,
+    }
+    for xla, dtype in names.items():
+        assert xlayout._xla_type(np.dtype(dtype)) == xla
+        assert xlayout._numpy_type(xla) == np.dtype(dtype)
+        xlayout.Shape(f"{xla}[2]")  # an XLA type name the parser knows

@@ -1,0 +1,99 @@
+"""xlayout.hlo and xlayout.oom against the command's JSON on the committed dumps."""
+
+import json
+
+import pytest
+
+import xlayout
+from conftest import DATA, run
+
+DUMPS = sorted(
+    p for p in (DATA / "hlo").rglob("*.txt")
+    if "buffer" not in p.name and "live_range" not in p.name
+)
+REPORTS = sorted((DATA / "oom").glob("*.txt"))
+
+
+def command_json(command, *args):
+    done = run([command, *args, "--format", "json"])
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("dump", DUMPS, ids=lambda p: str(p.relative_to(DATA)))
+def test_hlo_is_the_command_report(command, dump):
+    r = xlayout.hlo(dump)
+    want = command_json(command, "hlo", dump)["files"][0]
+    del want["file"]
+    assert r._report == want
+    assert r.rows == want["instructions"]
+    assert (r.module, r.is_scheduled, r.totals) == (
+        want["module"], want["is_scheduled"], want["totals"]
+    )
+    peak = command_json(command, "hlo", "--peak", dump)["files"][0]
+    assert r.peak == {k: v for k, v in peak.items() if k in r.peak}
+    assert set(peak) - set(r.peak) == {
+        "file", "module", "scheduled", "xla_live_range", "xla_buffer_assignment"
+    }
+    if want["is_scheduled"]:
+        assert (r.peak_step, r.peak_bytes) == (peak["peak_step"], peak["peak_bytes"])
+    else:
+        assert (r.peak_step, r.peak_bytes) == (None, None)
+
+
+def test_sources():
+    dump = DATA / "hlo" / "tpu_train_step.txt"
+    by_path = xlayout.hlo(dump)
+    assert xlayout.hlo(str(dump)).rows == by_path.rows
+    assert xlayout.hlo(dump.read_bytes()).rows == by_path.rows
+    assert xlayout.hlo(dump.read_text()).rows == by_path.rows
+    # A dump directory stands for its module text after optimizations.
+    directory = DATA / "hlo" / "jax_cpu" / "scan_cumsum"
+    assert xlayout.hlo(directory).rows == xlayout.hlo(directory / "after_optimizations.txt").rows
+    with pytest.raises(FileNotFoundError):
+        xlayout.hlo("no/such/file.txt")
+    with pytest.raises(TypeError):
+        xlayout.hlo(42)
+
+
+def test_hlo_figures():
+    r = xlayout.hlo(DATA / "hlo" / "tpu_train_step.txt")
+    arg = next(row for row in r.rows if row["instruction"] == "Arg_0.1")
+    assert (arg["array_bytes"], arg["logical_bytes"]) == (5242880, 1638400)
+    assert arg["best_layout"] == "{1,2,0:T(8,128)(2,1)}"
+    assert r.totals["owned"]["instructions"] == 8
+    assert [row["instruction"] for row in r.top["padding"]] == ["Arg_0.1", "fusion.2", "Arg_2.3"]
+    html = r._repr_html_()
+    assert html.startswith("<!DOCTYPE html>") and "Arg_0.1" in html
+    assert "peak" in repr(r)
+
+
+def test_to_pandas():
+    import pandas  # a test dependency (.ci/run installs it): to_pandas must be checked
+    df = xlayout.hlo(DATA / "hlo" / "tpu_train_step.txt").to_pandas()
+    assert isinstance(df, pandas.DataFrame) and len(df) == 30
+
+
+@pytest.mark.parametrize("report", REPORTS, ids=lambda p: p.name)
+def test_oom_is_the_command_report(command, report):
+    r = xlayout.oom(report)
+    want = command_json(command, "oom", report)["reports"][0]
+    del want["file"], want["hlo"]
+    assert r.data == want
+    assert r.entries == want["entries"]
+    assert r.totals == want["totals"]
+    assert xlayout.oom(report.read_text(errors="replace")).data == want or not report.read_bytes().isascii()
+
+
+def test_oom_from_an_exception():
+    text = (DATA / "oom" / "vmem_untiled.txt").read_text()
+    r = xlayout.oom(RuntimeError(text))
+    first = r.entries[0]["recomputed"]
+    assert first["shape"] == "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}"
+    assert first["inferred_tiling"] == "(8,128)(2,1)"
+    assert "vmem" in repr(r)
+
+
+def test_hostile_modules_are_reports_not_crashes():
+    for text in [b"\xff\xfe" * 1000 + b"\n", b"(" * 100_000 + b"\n", b"%a = f32[" + b"9" * 400 + b"] p()\n"]:
+        r = xlayout.hlo(text)
+        assert r.diagnostics

@@ -1,0 +1,203 @@
+"""``xlayout.hlo`` and ``xlayout.oom``: the library's reports, as the command's JSON.
+
+Each report crosses from Rust as the JSON that ``xlayout hlo --format json`` (``--peak``)
+and ``xlayout oom --format json`` print for one file (the library's ``Serialize``, one
+path): the records here are the command's, key for key, and follow it when it changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cached_property
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from . import _xlayout
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _module_source(source: Any) -> Tuple[bytes, str]:
+    """The bytes of HLO module text that ``source`` stands for, and a name for them."""
+    if hasattr(source, "as_text") and hasattr(source, "compile"):
+        # A JAX `Lowered`: its text is StableHLO; the optimized HLO is the compiled one's.
+        source = source.compile()
+    if hasattr(source, "as_text") and not isinstance(source, (str, bytes, os.PathLike)):
+        # A JAX `Compiled`: the optimized, scheduled module XLA runs.
+        return source.as_text().encode(), "the compiled module"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), "module text"
+    if isinstance(source, str) and "\n" in source:
+        return source.encode(), "module text"
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if os.path.isdir(path):
+            files = [os.fspath(f) for f in _xlayout.module_files(path)]
+            if len(files) != 1:
+                raise ValueError(
+                    f"{path}: {len(files)} module texts after optimizations "
+                    f"({', '.join(files) or 'none'}); pass one of them"
+                )
+            path = files[0]
+        with open(path, "rb") as f:
+            return f.read(), path
+    raise TypeError(
+        "hlo() takes a path, a dump directory, module text (str with a line end, or bytes), "
+        f"or a JAX Compiled or Lowered object, not {type(source).__name__}"
+    )
+
+
+class HloReport:
+    """Where the memory of one HLO module goes, and its peak: what ``xlayout hlo`` (and
+    ``--peak``) says of it.
+
+    ``rows`` are the command's JSON records of every instruction (``instructions``), as
+    dicts; ``totals``, ``top`` and ``diagnostics`` its other keys; ``peak`` the object of
+    ``--peak --format json``. In a notebook it shows as the command's HTML report.
+    """
+
+    def __init__(self, bytes_: bytes, name: str, top: int) -> None:
+        report, peak, html, head = _xlayout.hlo_report(bytes_, name, top)
+        self._report_json = report
+        self._html = html
+        # `module`, `is_scheduled` and `totals`, without parsing every row.
+        self._head: Dict[str, Any] = json.loads(head)
+        self.source: str = name
+        #: The ``--peak`` object: XLA's peak step and bytes, the values live there (the
+        #: first ``top``), the high-water marks, and the rules not modelled.
+        self.peak: Dict[str, Any] = json.loads(peak)
+
+    @cached_property
+    def _report(self) -> Dict[str, Any]:
+        return json.loads(self._report_json)
+
+    @property
+    def module(self) -> Optional[str]:
+        """The module's name (``HloModule NAME``), or ``None``."""
+        return self._head["module"]
+
+    @property
+    def is_scheduled(self) -> bool:
+        """Whether the module is marked ``is_scheduled=true`` (a peak needs a schedule)."""
+        return self._head["is_scheduled"]
+
+    @property
+    def peak_bytes(self) -> Optional[int]:
+        """XLA's peak: the bytes (``ByteSizeOf``) of the values live at its peak step, as
+        ``HloLiveRange`` finds it; ``None`` when the module is not scheduled."""
+        return self.peak["peak_bytes"] if self.is_scheduled else None
+
+    @property
+    def peak_step(self) -> Optional[int]:
+        """XLA's peak step in the flattened sequence; ``None`` when not scheduled."""
+        return self.peak["peak_step"] if self.is_scheduled else None
+
+    @property
+    def rows(self) -> List[Dict[str, Any]]:
+        """One dict per instruction, in file order: the command's JSON records."""
+        return self._report["instructions"]
+
+    @property
+    def totals(self) -> Dict[str, Any]:
+        """Owned memory in all, per memory space and per computation."""
+        return self._head["totals"]
+
+    @property
+    def top(self) -> Dict[str, List[Dict[str, Any]]]:
+        """The top lists: ``allocated``, ``padding``, ``expansion`` (rows as in ``rows``)."""
+        return self._report["top"]
+
+    @property
+    def diagnostics(self) -> List[Dict[str, Any]]:
+        """The lines the reader could not understand, with their line numbers."""
+        return self._report["diagnostics"]
+
+    def to_pandas(self) -> Any:
+        """``rows`` as a ``pandas.DataFrame`` (pandas is needed for this only)."""
+        import pandas
+
+        return pandas.DataFrame(self.rows)
+
+    def _repr_html_(self) -> str:
+        return self._html
+
+    def __repr__(self) -> str:
+        peak = "unscheduled" if self.peak_bytes is None else f"peak {self.peak_bytes} bytes"
+        return f"<xlayout.HloReport {self.module or self.source}: {peak}>"
+
+
+def hlo(source: Any, *, top: int = 20) -> HloReport:
+    """The report of one HLO module, as ``xlayout hlo`` and ``xlayout hlo --peak`` give it.
+
+    ``source`` is a path (``str`` or ``os.PathLike``), a dump directory (its one module
+    text after optimizations), module text (a ``str`` with a line end, or ``bytes``), or
+    a JAX ``Compiled`` or ``Lowered`` object (its optimized HLO). ``top`` bounds the top
+    lists and the peak's live list, as ``--top`` does.
+
+    >>> import xlayout
+    >>> r = xlayout.hlo("HloModule m, is_scheduled=true\\n\\nENTRY %e {\\n"
+    ...                 "  %p = f32[10]{0:T(8)} parameter(0)\\n"
+    ...                 "  ROOT %n = f32[10]{0:T(8)} negate(%p)\\n}\\n")
+    >>> r.peak_step, r.peak_bytes, [row["array_bytes"] for row in r.rows]
+    (1, 80, [64, 64])
+    """
+    data, name = _module_source(source)
+    return HloReport(data, name, top)
+
+
+class OomReport:
+    """An out-of-memory report read and recomputed, as ``xlayout oom`` says it.
+
+    ``entries`` are the command's JSON records (one dict per listed allocation, its
+    figures recomputed from its shape under ``recomputed``, ``None`` where the report says
+    nothing); the header's figures (``used``, ``capacity``, ...) are keys of ``data``.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        #: The whole JSON object of ``xlayout oom --format json`` for this report.
+        self.data: Dict[str, Any] = json.loads(_xlayout.oom_report(data))
+
+    @property
+    def entries(self) -> List[Dict[str, Any]]:
+        """The allocations listed, in order."""
+        return self.data["entries"]
+
+    @property
+    def totals(self) -> Dict[str, Any]:
+        """Entries, bytes recomputed, padding and its share."""
+        return self.data["totals"]
+
+    @property
+    def problems(self) -> List[Dict[str, Any]]:
+        """What could not be read, with lines and entry numbers."""
+        return self.data["problems"]
+
+    def __repr__(self) -> str:
+        space = f" {self.data['memory_space']}" if self.data.get("memory_space") else ""
+        return f"<xlayout.OomReport {self.data['kind']}{space}: {len(self.entries)} entries>"
+
+
+def oom(source: Any) -> OomReport:
+    """An out-of-memory report explained: ``source`` is its text, a path to it, or the
+    exception JAX raised (its message).
+
+    >>> import xlayout
+    >>> r = xlayout.oom("Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem.\\n"
+    ...                 "  Largest program allocations in vmem:\\n  1. Size: 5.00M\\n"
+    ...                 "     Shape: bf16[16,1280,40]{2,1,0}\\n     Unpadded size: 1.56M\\n")
+    >>> e = r.entries[0]["recomputed"]
+    >>> e["shape"], e["sizes"]["array_bytes"], e["sizes"]["logical_bytes"]
+    ('bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}', 5242880, 1638400)
+    """
+    if isinstance(source, BaseException):
+        data = str(source).encode()
+    elif isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source):
+        with open(os.fspath(source), "rb") as f:
+            data = f.read()
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    elif isinstance(source, str):
+        data = source.encode()
+    else:
+        raise TypeError(f"oom() takes text, a path or an exception, not {type(source).__name__}")
+    return OomReport(data)

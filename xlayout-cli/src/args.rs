@@ -1,0 +1,344 @@
+//! What the command line says, parsed by clap: one variant of [`Command`] per mode, each with
+//! its own arguments. The doc comments are the `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// XLA's array shapes and tiled layouts: exact text, sizes, offsets and pictures
+///
+/// With no command, shows a demo: the memory maps of two tiled layouts,
+/// and one shape explained.
+#[derive(Debug, Parser)]
+#[command(name = "xlayout", version, after_help = SCRIPTING, verbatim_doc_comment)]
+pub struct Cli {
+    /// The mode; none shows the demo.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The rules every scripting command follows, shown under the command list.
+const SCRIPTING: &str = "\
+The scripting commands (canon, bytes, offset, index) answer each input on its own line,
+`ok <answer>` or `err <message>`, in the order of the inputs; a blank input is answered
+`err empty input`. With no inputs, or with `-` among them, they read one input per line of
+standard input. A SHAPE of `-` is the first line of standard input.
+
+Exit status: 0 when every input was answered ok, 1 when any input was an error, 2 for a
+usage error or when an input cannot be read or the output cannot be written. A closed
+output pipe (`xlayout canon < shapes.txt | head -1`) ends the command quietly, status 0.";
+
+/// One mode of the command, run by `run` in lib.rs. The doc comments are `--help` text, kept
+/// verbatim: clap (without its terminal-size feature) does not wrap lines.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// XLA's printed form of each shape
+    ///
+    /// Answers `ok <the shape as XLA prints it>` or `err <why it is invalid>`
+    /// per input. Tuples, tokens and buffers are shapes too.
+    #[command(verbatim_doc_comment)]
+    Canon(Inputs),
+    /// XLA's byte size of each array shape (ShapeUtil::ArraySize)
+    ///
+    /// Answers `ok <bytes>` or `err <why there is no size>` per input.
+    Bytes(Inputs),
+    /// The element offset in memory of each logical index
+    ///
+    /// Answers `ok <offset>` per INDEX, or `err` for an index outside the shape.
+    Offset(Offsets),
+    /// The logical index stored at each element offset, or `padding`
+    ///
+    /// Answers `ok I,J,..`, `ok padding`, or `err` for an offset beyond the grid.
+    Index(Indices),
+    /// Sizes, physical order, tiles and padding of a shape, for a person
+    Explain(Explain),
+    /// The offset of every element of a 2-D slice, and the padding positions
+    ///
+    /// Draws the slice as a grid of memory offsets with lines between tiles:
+    /// its first 32 rows and 32 columns, or the part --origin and --window pick;
+    /// the padding list stops after 64 positions. With --svg: a picture of the
+    /// slice beside its memory order (any window of it, or one cell per tile).
+    #[command(verbatim_doc_comment)]
+    Map(Map),
+    /// Where the memory of HLO modules goes, buffer by buffer
+    ///
+    /// Reads every instruction of every computation, sizes each result as
+    /// XLA allocates it (ShapeUtil::ArraySize) against its data, says which
+    /// dimension pads and which order of the same dimensions would pad less,
+    /// and sums the buffers instructions own (not fused instructions, bitcast,
+    /// get-tuple-element, tuple, while, ...) per memory space and computation.
+    /// Lines it cannot read go to standard error with file:line; the rest is
+    /// still read. Exit status 1 for such a line or a shape XLA rejects, or
+    /// when --max-expansion or --budget is exceeded.
+    #[command(verbatim_doc_comment)]
+    Hlo(Hlo),
+    /// Out-of-memory reports explained, entry by entry
+    ///
+    /// Reads XLA's out-of-memory reports as pasted (TPU `Ran out of memory in
+    /// memory space ...` with `Largest program allocations`, XLA:GPU's
+    /// `BufferAssignment OOM Debugging ... Peak buffers`; log prefixes and
+    /// Windows line ends are fine) and recomputes each entry from its shape:
+    /// exact bytes, whether the printed sizes agree after the report's rounding,
+    /// the true expansion, which dimension pads, the layout that would pad least,
+    /// and for a shape printed without tiles the TPU default tiling that gives
+    /// the printed size (marked inferred). An entry it cannot read is reported
+    /// on standard error with its number and left out; exit status 1 then.
+    #[command(verbatim_doc_comment)]
+    Oom(Oom),
+}
+
+/// The SHAPE argument's help, the same for every command that takes one.
+const SHAPE: &str = "\
+The shape as XLA prints it, e.g. 'f32[3,5]{1,0:T(2,2)}',
+or `-` for the first line of standard input";
+
+/// The inputs of `canon` and `bytes`.
+#[derive(Debug, Args)]
+pub struct Inputs {
+    /// Shapes as XLA prints them, e.g. 'f32[3,5]{1,0:T(2,2)}';
+    /// `-` is the lines of standard input
+    #[arg(value_name = "SHAPE", default_value = "-", verbatim_doc_comment)]
+    pub shapes: Vec<String>,
+}
+
+/// The arguments of `offset`.
+#[derive(Debug, Args)]
+pub struct Offsets {
+    #[arg(help = SHAPE)]
+    pub shape: String,
+    /// Logical indices, e.g. `2,3`, or the empty string for a scalar;
+    /// `-` is the (remaining) lines of standard input
+    #[arg(value_name = "INDEX", default_value = "-", allow_negative_numbers = true)]
+    #[arg(verbatim_doc_comment)]
+    pub indices: Vec<String>,
+}
+
+/// The arguments of `index`.
+#[derive(Debug, Args)]
+pub struct Indices {
+    #[arg(help = SHAPE)]
+    pub shape: String,
+    /// Element offsets, e.g. `17`;
+    /// `-` is the (remaining) lines of standard input
+    #[arg(value_name = "OFFSET", default_value = "-", allow_negative_numbers = true)]
+    #[arg(verbatim_doc_comment)]
+    pub offsets: Vec<String>,
+}
+
+/// The arguments of `explain`.
+#[derive(Debug, Args)]
+pub struct Explain {
+    #[arg(help = SHAPE)]
+    pub shape: String,
+}
+
+/// The arguments of `map`.
+#[derive(Debug, Args)]
+pub struct Map {
+    #[arg(help = SHAPE)]
+    pub shape: String,
+    /// The leading indices that pick the 2-D slice of a shape of rank > 2
+    /// [default: all 0]
+    #[arg(long, value_name = "I,J,..", value_parser = leading_index, verbatim_doc_comment)]
+    pub at: Option<LeadingIndex>,
+    /// Draw a standalone SVG picture instead: the slice beside its memory order,
+    /// tiles coloured and framed, padding hatched; to FILE, or to standard output
+    /// when FILE is `-` or left out
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    #[arg(verbatim_doc_comment)]
+    pub svg: Option<PathBuf>,
+    #[arg(long, value_name = "ROWS,COLS", value_parser = pair, help = window_help())]
+    pub window: Option<Pair>,
+    /// Draw from this cell of the slice (row, column) [default: 0,0]; with --svg,
+    /// rows and columns past the array are its first-level padding (the text map
+    /// draws the elements only)
+    #[arg(long, value_name = "ROW,COL", value_parser = pair, verbatim_doc_comment)]
+    pub origin: Option<Pair>,
+    /// With --svg: one cell per first-level tile, showing the tile's first offset
+    #[arg(long, requires = "svg")]
+    pub tiles: bool,
+}
+
+/// `map --window`'s help, from the sizes the maps apply.
+fn window_help() -> String {
+    use xlayout::draw::{DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
+    let side = crate::map::DEFAULT_SIDE;
+    format!(
+        "Draw ROWS rows and COLS columns of cells from --origin (elements, or tiles
+with --tiles) [default: the text map, {side} rows and {side} columns; --svg, the
+whole slice when it has at most {DEFAULT_CELLS} elements ({MAX_CELLS} tiles with --tiles),
+else its top-left corner of that many]. At most {MAX_CELLS} cells: a larger window
+keeps its first {MAX_MEMORY_ROW} columns and as many rows as fit, and says so"
+    )
+}
+
+/// `--window`'s and `--origin`'s value: two numbers.
+#[derive(Clone, Copy, Debug)]
+pub struct Pair(pub usize, pub usize);
+
+fn pair(text: &str) -> Result<Pair, String> {
+    match super::parse_index(text).map_err(|e| e.0)?[..] {
+        [a, b] => Ok(Pair(a, b)),
+        _ => Err(format!("`{text}` is not two numbers: write them like `8,128`")),
+    }
+}
+
+/// `--at`'s value: the indices of the dimensions before the last two.
+#[derive(Clone, Debug)]
+pub struct LeadingIndex(pub Vec<usize>);
+
+fn leading_index(text: &str) -> Result<LeadingIndex, String> {
+    super::parse_index(text).map(LeadingIndex).map_err(|e| e.0)
+}
+
+/// The arguments of `hlo`.
+#[derive(Debug, Args)]
+pub struct Hlo {
+    /// HLO module text as XLA and JAX write it: files, dump directories (their module
+    /// text, picked by --stage), `-` for standard input
+    #[arg(value_name = "FILE|DIR|-", default_value = "-", verbatim_doc_comment)]
+    pub inputs: Vec<PathBuf>,
+    /// Entries in each top list (and groups listed)
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+    /// Leave buffers smaller than this out of the top lists (`4096`, `64K`, `1.5G`)
+    #[arg(long, value_name = "BYTES", value_parser = bytes, default_value = "0")]
+    pub min_bytes: u64,
+    /// Group the owned buffers: by op_name path without its last part (op), by opcode, or
+    /// by shape
+    #[arg(long, value_enum, value_name = "KEY", verbatim_doc_comment)]
+    pub by: Option<By>,
+    /// With --by op: group by the first N parts of op_name
+    #[arg(long, value_name = "N")]
+    pub op_depth: Option<usize>,
+    /// Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
+    /// exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
+    #[arg(verbatim_doc_comment)]
+    pub bytes: Units,
+    /// The output: an aligned table for people (the default on a terminal), or for
+    /// scripts one row per instruction (tsv, the default otherwise; csv) or everything (json)
+    #[arg(long, value_enum, value_name = "FORMAT", verbatim_doc_comment)]
+    pub format: Option<Format>,
+    /// Which files of a dump directory: after optimizations, before, or all module text
+    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
+    pub stage: Stage,
+    /// Exit status 1 when an owned buffer takes more than X times its data (`4`, `1.5`)
+    #[arg(long, value_name = "X", value_parser = ratio)]
+    pub max_expansion: Option<Ratio>,
+    /// Exit status 1 when a file's owned buffers add up to more than BYTES (`16G`)
+    #[arg(long, value_name = "BYTES", value_parser = bytes)]
+    pub budget: Option<u64>,
+    /// Also write the report as one self-contained HTML page (totals, owned bytes by
+    /// instruction, sortable top lists, maps of the padded buffers; a section per
+    /// module) to PAGE; `-` writes the page to standard output instead of --format
+    #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
+    pub html: Option<PathBuf>,
+    /// Instead of the buffer report: the live range of every value of a scheduled module
+    /// and its peak, by XLA's rules (HloLiveRange): XLA's peak step and bytes, the values
+    /// live there largest first with a cumulative column (--top of them), and the largest
+    /// live total over all steps with padding and without. With XLA's buffer assignment
+    /// and live ranges beside the module (`*-buffer-assignment.txt`, `*-live-range.txt`),
+    /// XLA's own peak and every value XLA sizes differently are shown too
+    #[arg(long, conflicts_with = "html", verbatim_doc_comment)]
+    pub peak: bool,
+    /// XLA's buffer assignment to compare with, instead of the one beside the module
+    /// (implies --peak; one module file only)
+    #[arg(long, value_name = "FILE", conflicts_with = "html", verbatim_doc_comment)]
+    pub buffer_assignment: Option<PathBuf>,
+}
+
+/// The arguments of `oom`.
+#[derive(Debug, Args)]
+pub struct Oom {
+    /// Report text as pasted: files, `-` for standard input
+    #[arg(value_name = "REPORT|-", default_value = "-")]
+    pub inputs: Vec<PathBuf>,
+    /// The HLO module the report is about (a dump's module text): each entry's label
+    /// joined to its instruction (full shape, op_name, source line)
+    #[arg(long, value_name = "DUMP", verbatim_doc_comment)]
+    pub hlo: Option<PathBuf>,
+    /// Sizes in the table: as the report prints them (`4.00G`), exact byte counts, or
+    /// `4.00GiB`
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
+    #[arg(verbatim_doc_comment)]
+    pub bytes: Units,
+    /// The output: an aligned table for people (the default on a terminal), or for
+    /// scripts one row per entry (tsv, the default otherwise; csv) or everything (json)
+    #[arg(long, value_enum, value_name = "FORMAT", verbatim_doc_comment)]
+    pub format: Option<Format>,
+}
+
+/// `--by`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    /// The op_name path without its last part (the layer, not the primitive)
+    Op,
+    /// The opcode
+    Opcode,
+    /// The result shape as written
+    Shape,
+}
+
+/// `--bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Units {
+    /// `4.00G`, `64.0K`, `512B`: binary units as TPU out-of-memory reports print them
+    Oom,
+    /// Exact byte counts
+    Exact,
+    /// `4.00GiB`, `64.0KiB`: XLA's HumanReadableNumBytes
+    Iec,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// An aligned table: totals, the largest, most padded and most expanded buffers
+    Table,
+    /// Tab-separated: a header line, then one row per instruction
+    Tsv,
+    /// Comma-separated (RFC 4180): a header line, then one row per instruction
+    Csv,
+    /// One JSON object: every file's rows, totals and top lists, exact integers
+    Json,
+}
+
+/// `--stage`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Stage {
+    /// `*after_optimizations.txt`: the compiled module
+    After,
+    /// `*before_optimizations.txt`: the module as handed to XLA
+    Before,
+    /// Every `*.txt` but XLA's reports (buffer assignment, memory usage, live ranges)
+    All,
+}
+
+/// A decimal ratio, `num / den` exactly (`1.5` is 15/10).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ratio {
+    pub num: u128,
+    pub den: u128,
+    /// As typed, for messages.
+    pub text: String,
+}
+
+fn ratio(text: &str) -> Result<Ratio, String> {
+    let bad = || format!("`{text}` is not a ratio: write a number like `4` or `1.5`");
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) || fraction.len() > 18 {
+        return Err(bad());
+    }
+    let whole: u128 = whole.parse::<u64>().map_err(|_| bad())?.into();
+    let den = 10u128.pow(fraction.len() as u32);
+    let frac: u128 = if fraction.is_empty() { 0 } else { fraction.parse().map_err(|_| bad())? };
+    Ok(Ratio { num: whole * den + frac, den, text: text.to_string() })
+}
+
+fn bytes(text: &str) -> Result<u64, String> {
+    xlayout::hlo::units::parse_bytes(text).ok_or_else(|| {
+        format!("`{text}` is not a byte count: write a number with an optional unit, like `16G`")
+    })
+}

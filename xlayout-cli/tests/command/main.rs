@@ -1,0 +1,10 @@
+//! The `xlayout` command as people and scripts run it: one test binary, a module per
+//! subject, the running of the command in [`support`].
+
+mod hlo;
+mod hostile;
+mod oom;
+mod peak;
+mod pictures;
+mod scripting;
+mod support;
