@@ -533,6 +533,51 @@ fn reference(from: &Plan, to: &Plan, src: &[u8]) -> Vec<u8> {
     dst
 }
 
+/// `plan` with every setting a run may choose (every SIMD level this machine runs,
+/// streaming and cached stores, both loop orders, the block sizes a measuring run tries:
+/// `__candidates`), and `run_parallel` at every level with non-temporal stores forced on (by
+/// default only destinations of megabytes stream), into a destination on a cache line, 16 or
+/// 32 bytes past one, or one byte off any alignment (chosen by `seed`), each run equal to
+/// `expected` bit for bit, the bytes around the destination untouched. Then a run that
+/// measures: slices of the largest block, each with another setting, the rest with the
+/// fastest, remembered for the process (the run after it takes it); into a destination on a
+/// cache line and into the one above (measured apart). Returns whether that run measured.
+/// `case` names the pair in a failure's message.
+pub fn every_setting(
+    case: &dyn std::fmt::Display,
+    plan: &RelayoutPlan,
+    src: &[u8],
+    expected: &[u8],
+    seed: u64,
+) -> bool {
+    let offset = [0, 16, 32, 1][(seed % 4) as usize];
+    let mut buf = garbage(plan.dst_len() + 128, seed ^ 17);
+    let at = buf.as_ptr().align_offset(64) + offset;
+    let around = [buf[..at].to_vec(), buf[at + plan.dst_len()..].to_vec()];
+    let mut into = |what: &dyn std::fmt::Display, run: &dyn Fn(&mut [u8])| {
+        buf[at..at + plan.dst_len()].fill(0xA5);
+        run(&mut buf[at..at + plan.dst_len()]);
+        assert!(buf[at..at + plan.dst_len()] == *expected, "{case}: {what}, offset {offset}");
+        let untouched = buf[..at] == around[0] && buf[at + plan.dst_len()..] == around[1];
+        assert!(untouched, "{case}: {what} wrote outside the destination");
+    };
+    for simd in Simd::supported() {
+        let p = plan.clone().with_simd(simd);
+        for choice in p.__candidates() {
+            into(&choice, &|d| p.__run_with(&choice, src, d).unwrap());
+        }
+        let p = p.with_stream_min(0);
+        into(&format_args!("{simd:?} parallel"), &|d| p.run_parallel(src, d).unwrap());
+    }
+    let measuring = plan.clone().__with_measure_min(0);
+    let owned = measuring.run_owned(src).unwrap();
+    assert!(owned[..] == *expected, "{case}: measuring, {}", measuring.choice());
+    let measured = matches!(measuring.choice().how(), ChosenBy::Measured { .. });
+    into(&"measuring", &|d| measuring.run(src, d).unwrap());
+    into(&"after measuring", &|d| measuring.run(src, d).unwrap());
+    measured
+}
+
 /// `run` equals the general path and the reference; padding is zero; errors touch nothing.
 pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Reached {
     let plan = RelayoutPlan::new(from, to);
@@ -591,37 +636,7 @@ pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Rea
     let mut free = garbage(plan.dst_len(), seed ^ 9);
     relayout(&src, &from.clone().into(), &mut free, &to.clone().into()).unwrap();
     assert!(free == expected, "{from} -> {to}: relayout differs");
-    // Every setting a run may choose (every SIMD level this machine runs, streaming and
-    // cached stores, the block sizes a measuring run tries), and `run_parallel` with
-    // non-temporal stores forced on (by default only destinations of megabytes stream), into
-    // a destination on a cache line, 16 or 32 bytes past one, or one byte off any alignment.
-    let offset = [0, 16, 32, 1][(seed % 4) as usize];
-    let mut buf = garbage(plan.dst_len() + 128, seed ^ 17);
-    let at = buf.as_ptr().align_offset(64) + offset;
-    let around = [buf[..at].to_vec(), buf[at + plan.dst_len()..].to_vec()];
-    let mut into = |what: &dyn std::fmt::Display, run: &dyn Fn(&mut [u8])| {
-        buf[at..at + plan.dst_len()].fill(0xA5);
-        run(&mut buf[at..at + plan.dst_len()]);
-        assert!(buf[at..at + plan.dst_len()] == expected, "{from} -> {to}: {what}");
-        assert!(buf[..at] == around[0] && buf[at + plan.dst_len()..] == around[1], "{what}");
-    };
-    for simd in Simd::supported() {
-        let p = plan.clone().with_simd(simd);
-        for choice in p.__candidates() {
-            into(&choice, &|d| p.__run_with(&choice, &src, d).unwrap());
-        }
-        let p = p.with_stream_min(0);
-        into(&format_args!("{simd:?} parallel"), &|d| p.run_parallel(&src, d).unwrap());
-    }
-    // A run that measures: slices of the largest block, each with another setting, the
-    // rest with the fastest, remembered for the process (the run after it takes it); into
-    // a destination on a cache line, and into the one above (measured apart).
-    let measuring = plan.clone().__with_measure_min(0);
-    let owned = measuring.run_owned(&src).unwrap();
-    assert!(owned[..] == expected, "{from} -> {to}: measuring, {}", measuring.choice());
-    let measured = matches!(measuring.choice().how(), ChosenBy::Measured { .. });
-    into(&"measuring", &|d| measuring.run(&src, d).unwrap());
-    into(&"after measuring", &|d| measuring.run(&src, d).unwrap());
+    let measured = every_setting(&format_args!("{from} -> {to}"), &plan, &src, &expected, seed);
 
     // Every bit that holds no element is zero: padding, the L tail, the last byte's rest; and
     // an element narrower on the source side has zero high bits.

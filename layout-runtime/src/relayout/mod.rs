@@ -37,7 +37,10 @@
 //!   stores, block sizes) on slices of its own work and remembers the fastest for the
 //!   process (`measure`, `trial`), since rules tuned on one machine do not carry over;
 //! - `run_parallel` cuts each large block along the destination on cache-line boundaries
-//!   (`parallel`, `split`).
+//!   into about four parts per thread of rayon's pool (the core count, by default), and
+//!   runs with what a serial run of the shape measured, or with the rules until one has: a
+//!   parallel run does not measure, since its threads share the memory system and would
+//!   time each other (`parallel`, `split`).
 
 mod choice;
 mod cpu;
