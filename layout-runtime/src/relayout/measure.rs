@@ -17,11 +17,12 @@
 //! - The largest copy block is cut into 128 slices along its destination, on cache lines
 //!   (`split`), and the slices are timed one candidate each (`trial`): first every SIMD
 //!   level with both kinds of stores and both loop orders, then the winner against its
-//!   block-size variants, two
-//!   rounds each in rotated order (after the first round only the candidates within a
-//!   quarter of the best time run again); each candidate keeps its best time. The winner does
-//!   the rest of the run. The slices are the run's own work, so measuring costs only the
-//!   difference between the candidates, on an eighth of the destination at most.
+//!   block-size variants, three rounds each in rotated order (after the first round only
+//!   the candidates within a quarter of the best time run again); each candidate keeps its
+//!   best time, so one disturbed slice does not decide. The winner does the rest of the
+//!   run. The slices are the run's own work, so measuring costs only the difference
+//!   between the candidates on the slices they ran (a loser by more than a quarter runs
+//!   one slice): BENCHMARKS.md has the first run against the runs after it.
 //! - Slices are timed on the thread's CPU clock where there is one (Linux and other Unix
 //!   systems): time descheduled, which a busy machine adds to a random slice, does not
 //!   count. Each timed slice ends with its destination lines written back to memory
