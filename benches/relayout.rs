@@ -1,31 +1,44 @@
-//! Relayout throughput against a memory copy of the same bytes, in the same run.
+//! Relayout throughput against a memory copy of the same bytes and against numpy's recipe
+//! for the same case, in the same run, with the settings each plan chose.
 //!
 //! The baseline is the faster of two copies of as many bytes as the relayout writes:
 //! `copy_from_slice` (the C library's `memcpy`) and a copy with SSE2 non-temporal stores
 //! (`stream_copy` below; on some machines `memcpy` does not stream at these sizes and the
-//! streaming copy is up to twice as fast). Both are measured, in the same process.
+//! streaming copy is up to twice as fast). Both are measured, in the same process. Every
+//! destination (the relayout's and the copies') starts on a 64-byte boundary
+//! (`AlignedBox`, what `RelayoutPlan::run_owned` returns).
 //!
 //! `cargo bench --bench relayout` runs one criterion group: for every case `copy`,
 //! `copy-stream` and the `relayout` itself, single-threaded (and `relayout-par` with
-//! `--features rayon`). Afterwards it prints a table of best-of-9 times measured back to
-//! back, the copies and the relayouts alternating, in rounds (three, or
-//! `RELAYOUT_BENCH_ROUNDS`), with each relayout's throughput as a fraction of the faster
-//! copy's (the median round, and the range): the figures BENCHMARKS.md records.
-//! With `--features rayon` the table also gives the parallel relayout, against the same
-//! one-thread copy and against the streaming copy split between all threads (cut on cache
-//! lines): what the memory system gives this machine's cores together, the ceiling of any
-//! parallel relayout.
-//! `RELAYOUT_BENCH_SUMMARY_ONLY=1` skips criterion and prints only the table;
+//! `--features rayon`). Afterwards it prints the machine (CPU, load average), then two
+//! tables of best-of-9 times measured back to back, the copies and the relayouts
+//! alternating, in rounds (three, or `RELAYOUT_BENCH_ROUNDS`): the round with the median
+//! fraction of the faster copy, and the range over the rounds. The first table has one
+//! thread: each relayout as a fraction of the faster copy, numpy's recipe for the case
+//! (`benches/relayout_numpy_xla.py --numpy-only`, run by this bench when `python3` with
+//! numpy is there), xlayout's speed over numpy's, and what the plan chose
+//! (`RelayoutPlan::choice`). The second has what measuring cost and gave: the first run
+//! (the one that measures) against the runs after it, and the plan's rules alone
+//! (`with_measuring(false)`) as a fraction of the faster copy; and, with `--features rayon`,
+//! the parallel relayout against the one-thread copy and against the streaming copy split
+//! between all threads (cut on cache lines): what the memory system gives this machine's
+//! cores together, the ceiling of any parallel relayout.
+//! `RELAYOUT_BENCH_SUMMARY_ONLY=1` skips criterion and prints only the tables (and only
+//! then is each plan's first run in the process its measuring run);
 //! `RELAYOUT_BENCH_CASE=text` keeps only the cases whose name contains `text`;
-//! `XLAYOUT_SIMD=sse2` (or `portable`) runs the plans at that SIMD level.
+//! `RELAYOUT_BENCH_NUMPY=0` leaves numpy out;
+//! `XLAYOUT_SIMD=sse2` (or `portable`) runs the plans at that SIMD level;
+//! `RELAYOUT_BENCH_CLOCK=thread` times the one-thread figures on the thread's CPU clock
+//! (for a busy machine: time descheduled does not count; the parallel ones stay wall-clock).
 
 use std::hint::black_box;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use xlayout::{ArrayShape, RelayoutPlan};
+use xlayout::{AlignedBox, ArrayShape, ChosenBy, RelayoutPlan};
 
-/// (name, from, to)
+/// (name, from, to); the names are those of `relayout_numpy_xla.py`.
 const CASES: &[(&str, &str, &str)] = &[
     ("f32 4096x4096 -> T(8,128)", "f32[4096,4096]{1,0}", "f32[4096,4096]{1,0:T(8,128)}"),
     ("f32 4096x4096 T(8,128) -> row-major", "f32[4096,4096]{1,0:T(8,128)}", "f32[4096,4096]{1,0}"),
@@ -52,11 +65,16 @@ const CASES: &[(&str, &str, &str)] = &[
 struct Case {
     name: &'static str,
     plan: RelayoutPlan,
+    /// The same plan on its rules alone.
+    rules: RelayoutPlan,
     src: Vec<u8>,
-    dst: Vec<u8>,
+    dst: AlignedBox<u8>,
     /// The copy's buffers: as many bytes as the relayout writes.
-    copy_src: Vec<u8>,
-    copy_dst: Vec<u8>,
+    copy_src: AlignedBox<u8>,
+    copy_dst: AlignedBox<u8>,
+    /// The first run of the plan (the one that measures) over the median of the five after
+    /// it; `None` when a run in this process had measured this shape already.
+    first_run: Option<f64>,
 }
 
 fn array(text: &str) -> xlayout::ArrayShape {
@@ -69,15 +87,68 @@ fn cases() -> impl Iterator<Item = &'static (&'static str, &'static str, &'stati
     CASES.iter().filter(move |(name, _, _)| name.contains(filter.as_str()))
 }
 
+/// How long `f` took on the clock of the one-thread figures: wall-clock time, or with
+/// `RELAYOUT_BENCH_CLOCK=thread` this thread's CPU time, which leaves out the time the
+/// thread was descheduled (for a machine other processes keep busy; the table says which).
+fn time(f: impl FnOnce()) -> Duration {
+    match thread_clock() {
+        true => {
+            let t = thread_cpu();
+            f();
+            thread_cpu().saturating_sub(t)
+        }
+        false => wall(f),
+    }
+}
+
+/// How long `f` took, wall-clock (the parallel figures always).
+fn wall(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn thread_clock() -> bool {
+    static THREAD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *THREAD.get_or_init(|| std::env::var("RELAYOUT_BENCH_CLOCK").is_ok_and(|c| c == "thread"))
+}
+
+/// This thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`); zero where there is none.
+fn thread_cpu() -> Duration {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `clock_gettime` writes one `timespec` through its pointer, which points to
+        // a live local of that type.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        }
+    }
+    Duration::ZERO
+}
+
 fn case(&(name, from, to): &(&'static str, &str, &str)) -> Case {
     let plan = RelayoutPlan::new(&array(from), &array(to)).unwrap();
+    let rules = plan.clone().with_measuring(false);
     let src: Vec<u8> = (0..plan.src_len()).map(|i| (i * 31 + i / 4099) as u8).collect();
     let n = plan.dst_len();
     // Touch every page once so no measurement pays for first faults.
-    let (mut dst, copy_src, mut copy_dst) = (vec![1u8; n], vec![2u8; n], vec![3u8; n]);
-    plan.run(&src, &mut dst).unwrap();
+    let (mut dst, mut copy_src, mut copy_dst) =
+        (AlignedBox::zeroed(n), AlignedBox::zeroed(n), AlignedBox::zeroed(n));
+    dst.fill(1);
+    copy_src.fill(2);
     copy_dst.copy_from_slice(&copy_src);
-    Case { name, plan, src, dst, copy_src, copy_dst }
+    // One run on the rules first: the measuring run below then finds the buffers as every
+    // later run does (`fill` left the destination's lines dirty in the cache, which slows
+    // streaming stores into them).
+    rules.run(&src, &mut dst).unwrap();
+    let measured_before = matches!(plan.choice().how(), ChosenBy::Measured { .. });
+    let first = time(|| plan.run(&src, &mut dst).unwrap());
+    let mut later: Vec<Duration> =
+        (0..5).map(|_| time(|| plan.run(&src, &mut dst).unwrap())).collect();
+    later.sort();
+    let first_run = (!measured_before).then(|| first.as_secs_f64() / later[2].as_secs_f64());
+    Case { name, plan, rules, src, dst, copy_src, copy_dst, first_run }
 }
 
 /// `dst.copy_from_slice(src)` with SSE2 non-temporal stores from the first 16-byte boundary
@@ -144,28 +215,27 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-fn time(f: impl FnOnce()) -> Duration {
-    let t = Instant::now();
-    f();
-    t.elapsed()
-}
+/// The times one round takes the best of 9 of: memcpy, the streaming copy, the relayout,
+/// the relayout on its rules alone, and (with rayon) the parallel relayout and the
+/// streaming copy on all threads.
+const COLUMNS: usize = 6;
 
 /// One round: the best of 9 of each, taken in turn so a disturbance (another process on
-/// the core) hits all of them. Times of memcpy, the streaming copy, the relayout and (with
-/// rayon) the parallel relayout and the streaming copy on all threads.
-fn round(k: &mut Case) -> [Duration; 5] {
-    let mut best = [Duration::MAX; 5];
+/// the core) hits all of them.
+fn round(k: &mut Case) -> [Duration; COLUMNS] {
+    let mut best = [Duration::MAX; COLUMNS];
     for _ in 0..9 {
         let t = [
             time(|| k.copy_dst.copy_from_slice(black_box(&k.copy_src))),
             time(|| stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
             time(|| k.plan.run(black_box(&k.src), &mut k.dst).unwrap()),
+            time(|| k.rules.run(black_box(&k.src), &mut k.dst).unwrap()),
             #[cfg(feature = "rayon")]
-            time(|| k.plan.run_parallel(black_box(&k.src), &mut k.dst).unwrap()),
+            wall(|| k.plan.run_parallel(black_box(&k.src), &mut k.dst).unwrap()),
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
             #[cfg(feature = "rayon")]
-            time(|| par_stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
+            wall(|| par_stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
         ];
@@ -176,24 +246,73 @@ fn round(k: &mut Case) -> [Duration; 5] {
     best
 }
 
-/// The table: per case, the round with the median fraction of the faster copy.
+/// numpy's recipe for each case (`relayout_numpy_xla.py --numpy-only --json`), as
+/// (case, seconds of the recipe, seconds of numpy's copy); empty when there is no python3
+/// with numpy, or `RELAYOUT_BENCH_NUMPY=0`.
+fn numpy(rounds: usize) -> Vec<(String, f64, f64)> {
+    if std::env::var("RELAYOUT_BENCH_NUMPY").is_ok_and(|v| v == "0") {
+        return Vec::new();
+    }
+    let filter = std::env::var("RELAYOUT_BENCH_CASE").unwrap_or_default();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/relayout_numpy_xla.py");
+    let out = Command::new("python3")
+        .args([script, "--numpy-only", "--json", "--case", &filter])
+        .args(["--rounds", &(3 * rounds).to_string()])
+        .args(["--clock", if thread_clock() { "thread" } else { "wall" }])
+        .output();
+    let Ok(out) = out.map_err(|e| eprintln!("numpy left out: python3: {e}")) else {
+        return Vec::new();
+    };
+    if !out.status.success() {
+        eprintln!("numpy left out: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    // One object per line: {"case": "...", "bytes": n, "copy_s": t, "recipe_s": t}.
+    let field = |line: &str, key: &str| -> Option<String> {
+        let rest = &line[line.find(&format!("\"{key}\": "))? + key.len() + 4..];
+        let value = match rest.strip_prefix('"') {
+            Some(text) => &text[..text.find('"')?], // case names hold commas, no quotes
+            None => &rest[..rest.find([',', '}'])?],
+        };
+        Some(value.to_string())
+    };
+    let parse = |line: &str| -> Option<(String, f64, f64)> {
+        let seconds = |key| field(line, key)?.parse().ok();
+        Some((field(line, "case")?, seconds("recipe_s")?, seconds("copy_s")?))
+    };
+    String::from_utf8_lossy(&out.stdout).lines().filter_map(parse).collect()
+}
+
+/// What the figures were taken on: the CPU model and the load average.
+fn machine() -> (String, String) {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|info| {
+        let line = info.lines().find(|l| l.starts_with("model name"))?;
+        Some(line.split(':').nth(1)?.trim().to_string())
+    });
+    let load = std::fs::read_to_string("/proc/loadavg").ok();
+    let load = load.map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "));
+    let threads = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu = format!("{} ({threads} threads)", cpu.unwrap_or_else(|| "unknown CPU".into()));
+    (cpu, load.unwrap_or_else(|| "unknown".into()))
+}
+
+/// The tables: per case, the round with the median fraction of the faster copy.
 fn summary(_: &mut Criterion) {
     let rounds: usize = std::env::var("RELAYOUT_BENCH_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3)
         .max(1);
+    let (cpu, load) = machine();
+    let numpy = numpy(rounds);
     println!();
-    println!(
-        "| case | bytes written | memcpy GB/s | stream copy GB/s | relayout GB/s | \
-         fraction of faster copy (median) | range of {rounds} rounds | relayout-par GB/s | \
-         par ÷ faster copy | stream copy, all threads, GB/s | par ÷ all-threads copy |"
-    );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let clock = if thread_clock() { "thread CPU time" } else { "wall-clock time" };
+    println!("{cpu}; load average {load} at the start; one-thread figures in {clock}");
+    let mut one = Vec::new();
+    let mut more = Vec::new();
     for spec in cases() {
         let mut k = case(spec);
-        let faster = |t: &[Duration; 5]| t[0].min(t[1]).as_secs_f64();
-        let mut all: Vec<(f64, [Duration; 5])> = (0..rounds)
+        let faster = |t: &[Duration; COLUMNS]| t[0].min(t[1]).as_secs_f64();
+        let mut all: Vec<(f64, [Duration; COLUMNS])> = (0..rounds)
             .map(|_| {
                 let t = round(&mut k);
                 (faster(&t) / t[2].as_secs_f64(), t)
@@ -203,25 +322,53 @@ fn summary(_: &mut Criterion) {
         let (ratio, t) = all[rounds / 2];
         let n = k.plan.dst_len() as f64;
         let gbs = |d: Duration| n / d.as_secs_f64() / 1e9;
-        let par = if cfg!(feature = "rayon") {
-            let par = t[3].as_secs_f64();
-            let (all_copy, ratio) = (gbs(t[4]), t[4].as_secs_f64() / par);
-            format!("{:.2} | {:.2} | {all_copy:.2} | {ratio:.2}", gbs(t[3]), faster(&t) / par)
-        } else {
-            String::from("- | - | - | -")
+        let np = numpy.iter().find(|(name, ..)| name == k.name);
+        let np = match np {
+            Some(&(_, recipe, _)) => {
+                format!("{:.2} | {:.2}", n / recipe / 1e9, recipe / t[2].as_secs_f64())
+            }
+            None => String::from("- | -"),
         };
-        println!(
-            "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2}-{:.2} | {par} |",
+        one.push(format!(
+            "| {} | {} | {:.2} | {:.2} | {:.2} | {ratio:.2} | {:.2}-{:.2} | {np} | {} |",
             k.name,
             k.plan.dst_len(),
             gbs(t[0]),
             gbs(t[1]),
             gbs(t[2]),
-            ratio,
             all[0].0,
             all[rounds - 1].0,
-        );
+            k.plan.choice(),
+        ));
+        let first = k.first_run.map_or(String::from("-"), |r| format!("{r:.2}"));
+        let rules = faster(&t) / t[3].as_secs_f64();
+        let par = if cfg!(feature = "rayon") {
+            let par = t[4].as_secs_f64();
+            let (all_copy, ratio) = (gbs(t[5]), t[5].as_secs_f64() / par);
+            format!("{:.2} | {:.2} | {all_copy:.2} | {ratio:.2}", gbs(t[4]), faster(&t) / par)
+        } else {
+            String::from("- | - | - | -")
+        };
+        more.push(format!("| {} | {first} | {rules:.2} | {ratio:.2} | {par} |", k.name));
     }
+    println!();
+    println!(
+        "| case | bytes written | memcpy GB/s | stream copy GB/s | xlayout GB/s | \
+         ÷ faster copy (median) | range of {rounds} rounds | numpy recipe GB/s | \
+         xlayout ÷ numpy | the plan's choice |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+    one.iter().for_each(|row| println!("{row}"));
+    println!();
+    println!(
+        "| case | first run ÷ later runs | rules alone ÷ faster copy | measured ÷ faster copy | \
+         relayout-par GB/s | par ÷ faster copy | stream copy, all threads, GB/s | \
+         par ÷ all-threads copy |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    more.iter().for_each(|row| println!("{row}"));
+    println!();
+    println!("load average {} at the end", machine().1);
 }
 
 criterion_group!(benches, bench, summary);

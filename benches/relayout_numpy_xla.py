@@ -17,25 +17,29 @@ time over the relayout's, as BENCHMARKS.md reports for xlayout.
 Needs only `pip install jax numpy`. Run: `python3 benches/relayout_numpy_xla.py`
 (`--rounds N`, default 9; `--case TEXT` keeps the cases whose name contains TEXT).
 Each recipe is checked against the tiled index map on sample elements before timing.
+
+`--numpy-only` leaves XLA out (and needs only numpy); `--json` prints one JSON object per
+case instead of the table: what `cargo bench --bench relayout` runs to put numpy's recipe
+beside xlayout in its own table; `--clock thread` times on this thread's CPU clock (with
+`--numpy-only`: XLA's threads would not count).
 """
 
 import argparse
+import json
 import time
 
 import numpy as np
 
-import jax
-import jax.numpy as jnp
 
-jax.config.update("jax_platforms", "cpu")
+CLOCK = time.perf_counter
 
 
 def best(f, rounds):
     times = []
     for _ in range(rounds):
-        t = time.perf_counter()
+        t = CLOCK()
         f()
-        times.append(time.perf_counter() - t)
+        times.append(CLOCK() - t)
     return min(times)
 
 
@@ -151,14 +155,30 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--case", default="")
+    ap.add_argument("--numpy-only", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--clock", choices=["wall", "thread"], default="wall")
     args = ap.parse_args()
-    print(f"numpy {np.__version__}, jax {jax.__version__}, devices {jax.devices()}")
-    print()
-    print(
-        "| case | bytes written | numpy copy GB/s | numpy pad-reshape-transpose GB/s | "
-        "÷ copy | XLA:CPU (jax.jit) GB/s | ÷ copy |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    if args.clock == "thread":
+        # This thread's CPU time: on a busy machine, time descheduled does not count (numpy
+        # runs the recipe and the copy on this thread; XLA's own threads would not count).
+        global CLOCK
+        CLOCK = time.thread_time
+    xla = not args.numpy_only
+    if xla:
+        import jax
+        import jax.numpy as jnp
+
+        jax.config.update("jax_platforms", "cpu")
+    if not args.json:
+        devices = f", jax {jax.__version__}, devices {jax.devices()}" if xla else ""
+        print(f"numpy {np.__version__}{devices}")
+        print()
+        print(
+            "| case | bytes written | numpy copy GB/s | numpy pad-reshape-transpose GB/s | "
+            "÷ copy | XLA:CPU (jax.jit) GB/s | ÷ copy |"
+        )
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for case in cases():
         name, src, recipe = case[:3]
         if args.case not in name:
@@ -172,22 +192,31 @@ def main():
         nbytes = out.nbytes
         copy_src = np.ones(nbytes, np.uint8)
         copy_dst = np.empty(nbytes, np.uint8)
-        x = jnp.asarray(src)
-        f = jax.jit(lambda a: recipe(jnp, a))
-        f(x).block_until_ready()
-        xla_out = np.asarray(f(x)).reshape(-1)
-        assert np.array_equal(xla_out, np.ascontiguousarray(view).reshape(-1)), name
+        if xla:
+            x = jnp.asarray(src)
+            f = jax.jit(lambda a: recipe(jnp, a))
+            f(x).block_until_ready()
+            xla_out = np.asarray(f(x)).reshape(-1)
+            assert np.array_equal(xla_out, np.ascontiguousarray(view).reshape(-1)), name
         np.copyto(out, view)
         np.copyto(copy_dst, copy_src)
         t_copy = t_np = t_xla = float("inf")
         for _ in range(args.rounds):
             t_copy = min(t_copy, best(lambda: np.copyto(copy_dst, copy_src), 1))
             t_np = min(t_np, best(numpy_recipe, 1))
-            t_xla = min(t_xla, best(lambda: f(x).block_until_ready(), 1))
+            if xla:
+                t_xla = min(t_xla, best(lambda: f(x).block_until_ready(), 1))
         gbs = lambda t: nbytes / t / 1e9
+        if args.json:
+            record = {"case": name, "bytes": nbytes, "copy_s": t_copy, "recipe_s": t_np}
+            if xla:
+                record["xla_s"] = t_xla
+            print(json.dumps(record), flush=True)
+            continue
+        xla_cells = f"{gbs(t_xla):.2f} | {t_copy / t_xla:.2f}" if xla else "- | -"
         print(
             f"| {name} | {nbytes} | {gbs(t_copy):.2f} | {gbs(t_np):.2f} | {t_copy / t_np:.2f} "
-            f"| {gbs(t_xla):.2f} | {t_copy / t_xla:.2f} |",
+            f"| {xla_cells} |",
             flush=True,
         )
 

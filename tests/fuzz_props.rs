@@ -22,9 +22,14 @@ impl Tally {
 
     /// Fails when fewer than `min` cases reached `stage`: the generator lost its reach.
     fn at_least(&self, stage: Reached, min: usize) {
+        self.at_least_in(&[stage], min);
+    }
+
+    /// Fails when fewer than `min` cases reached one of `stages`.
+    fn at_least_in(&self, stages: &[Reached], min: usize) {
         eprintln!("{:?}", self.0);
-        let n = self.0.get(&stage).copied().unwrap_or(0);
-        assert!(n >= min, "{n} cases reached {stage:?}, fewer than {min}: {:?}", self.0);
+        let n: usize = stages.iter().map(|s| self.0.get(s).copied().unwrap_or(0)).sum();
+        assert!(n >= min, "{n} cases reached {stages:?}, fewer than {min}: {:?}", self.0);
     }
 }
 
@@ -188,9 +193,14 @@ fn plan_seeds_and_generated_arrays() {
 
 #[test]
 fn relayout_seeds_and_generated_pairs() {
-    seeded("relayout", checks::relayout_case).at_least(Reached::Full, 80);
+    // Compared on every path (Full), some of them also measuring (Measured).
+    let compared = [Reached::Full, Reached::Measured];
+    seeded("relayout", checks::relayout_case).at_least_in(&compared, 80);
     let tally = generated(&mut Rng(3), 400, 128, checks::relayout_case);
-    tally.at_least(Reached::Full, 250);
+    tally.at_least_in(&compared, 250);
+    // 19 of these 400 measure: a block must have more slices than three rounds of its
+    // candidates take, which few buffers of at most 64 KiB do.
+    tally.at_least(Reached::Measured, 15);
     tally.at_least(Reached::Refused, 10);
 }
 
@@ -321,7 +331,10 @@ fn fuzzer_findings() {
         files.map(|f| std::fs::read(f.unwrap().path()).unwrap()).collect()
     };
     found("shape_text").iter().for_each(|d| checks::shape_text(d));
-    found("relayout").iter().for_each(|d| assert_eq!(checks::relayout_case(d), Reached::Full));
+    for d in found("relayout") {
+        let reached = checks::relayout_case(&d);
+        assert!(matches!(reached, Reached::Full | Reached::Measured), "{reached:?}");
+    }
     // render-span-past-cr: the error of `(\r`, at its end past the `\r`, panicked when
     // rendered (error.rs, a_span_at_a_carriage_return_gets_one_caret_after_the_line).
     let e = "(\r".parse::<xlayout::Shape>().unwrap_err();

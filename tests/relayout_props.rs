@@ -10,6 +10,7 @@
 
 use proptest::prelude::*;
 
+use crate::checks::every_setting;
 use crate::common;
 use xlayout::{
     read_packed, relayout, write_packed, ArrayShape, ErrorKind, Plan, PrimitiveType, RelayoutPlan,
@@ -167,6 +168,9 @@ proptest! {
         let mut par = garbage(tp.byte_len(), seed ^ 9);
         plan.run_parallel(&src, &mut par).unwrap();
         prop_assert_eq!(&par, &expected);
+        // Every setting a run may choose, at every SIMD level, into a destination at an
+        // alignment the seed picks, and a run that measures them.
+        every_setting(&format_args!("{from} -> {to}"), &plan, &src, &expected, seed);
 
         // Element by element, through the index engine on both sides.
         let mut it = fp.row_major();
@@ -203,7 +207,8 @@ proptest! {
         there.run(&src, &mut mid).unwrap();
         let mut out = vec![0x11; back.dst_len()];
         back.run(&mid, &mut out).unwrap();
-        prop_assert_eq!(out, src);
+        prop_assert_eq!(&out, &src);
+        every_setting(&format_args!("{to} -> {from}"), &back, &mid, &src, seed);
     }
 
     #[test]
@@ -243,6 +248,8 @@ fn tiled_layout_document_figure_1() {
     ];
     assert_eq!(got, want);
     assert_eq!(got.iter().filter(|&&v| v == 0.0).count(), 9);
+    let plan = RelayoutPlan::new(from.try_array().unwrap(), to.try_array().unwrap()).unwrap();
+    every_setting(&"figure 1", &plan, &src, &dst, 1);
 }
 
 #[test]
@@ -258,6 +265,7 @@ fn tiled_layout_document_figure_2_row_pairs() {
             assert_eq!(dst[16 * (r / 2) + 8 * (c / 4) + 2 * (c % 4) + r % 2] as usize, 8 * r + c);
         }
     }
+    every_setting(&"figure 2", &plan, &src, &dst, 2);
 }
 
 #[test]
@@ -269,11 +277,13 @@ fn int4_nibbles_low_first_and_row_groups() {
     plan.run(&[0x21, 0x43, 0x65, 0x87], &mut dst).unwrap();
     // Column-major: (0,0)=1 (1,0)=5 | (0,1)=2 (1,1)=6 | ...
     assert_eq!(dst, [0x51, 0x62, 0x73, 0x84]);
+    every_setting(&"s4 column-major", &plan, &[0x21, 0x43, 0x65, 0x87], &dst, 3);
     // An odd count leaves the high nibble of the last byte zero.
     let plan = RelayoutPlan::new(&array("u4[3]{0:E(4)}"), &array("u4[3]{0:E(4)}")).unwrap();
     let mut dst = [0xFFu8; 2];
     plan.run(&[0x21, 0xF3], &mut dst).unwrap();
     assert_eq!(dst, [0x21, 0x03]);
+    every_setting(&"u4[3]", &plan, &[0x21, 0xF3], &dst, 0);
 }
 
 #[test]
@@ -290,6 +300,7 @@ fn f6_elements_cross_bytes() {
     plan.run(&src, &mut dst).unwrap();
     let got: Vec<u64> = (0..4).map(|k| read_packed(&dst, k, 6).unwrap()).collect();
     assert_eq!(got, [1, 3, 2, 63]);
+    every_setting(&"f6 transpose", &plan, &src, &dst, 1);
 }
 
 #[test]
@@ -304,6 +315,7 @@ fn size_zero_and_one_dimensions() {
     plan.run(&7f32.to_le_bytes(), &mut dst).unwrap();
     assert_eq!(dst[..4], 7f32.to_le_bytes());
     assert!(dst[4..].iter().all(|&b| b == 0));
+    every_setting(&"f32[1,1] -> T(2,2)L(3)", &plan, &7f32.to_le_bytes(), &dst, 2);
 }
 
 #[test]

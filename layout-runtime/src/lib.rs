@@ -53,6 +53,8 @@ pub use primitive::{PrimitiveType, UnknownPrimitiveType};
 pub mod __doc_layouts;
 
 #[cfg(feature = "alloc")]
+mod aligned;
+#[cfg(feature = "alloc")]
 mod checked;
 #[cfg(feature = "alloc")]
 mod error;
@@ -78,6 +80,8 @@ mod validate;
 mod view;
 
 #[cfg(feature = "alloc")]
+pub use aligned::AlignedBox;
+#[cfg(feature = "alloc")]
 pub use checked::CheckedArray;
 #[cfg(feature = "alloc")]
 pub use error::{Error, ErrorKind, Location, Path, RenderedError};
@@ -89,7 +93,7 @@ pub use plan::{
     TileLevel,
 };
 #[cfg(feature = "alloc")]
-pub use relayout::{relayout, RelayoutPlan, Simd};
+pub use relayout::{relayout, ChosenBy, RelayoutChoice, RelayoutPlan, Simd};
 #[cfg(feature = "alloc")]
 pub use shape::{ArrayShape, Layout, Shape, SplitConfig, Tile};
 #[cfg(feature = "alloc")]

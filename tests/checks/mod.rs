@@ -16,7 +16,9 @@
 //!   inverse, no two elements at one offset, and sizes that agree.
 //! - [`relayout_case`]: two layouts of one array, built the same way (or two shape texts);
 //!   `RelayoutPlan::run` equals its element-by-element general path bit for bit, and both
-//!   equal a reference written element by element through the two plans, as do `run` and
+//!   equal a reference written element by element through the two plans, as do `run` with
+//!   every setting a plan may choose (`__candidates`: SIMD levels, streaming or cached
+//!   stores, block sizes), a run that measures them on slices of its own work, and
 //!   `run_parallel` at every SIMD level with non-temporal stores forced on, into
 //!   destinations at several alignments (bytes around them untouched); padding is zero;
 //!   a wrong buffer length or a mismatched pair is an error with the destination untouched.
@@ -30,8 +32,8 @@ pub mod oom;
 
 use arbitrary::{Result, Unstructured};
 use xlayout::{
-    relayout, write_packed, ArrayShape, Dim, ErrorKind, Layout, Plan, PrimitiveType, RelayoutPlan,
-    Shape, Simd, SplitConfig, Tile, TileDim,
+    relayout, write_packed, ArrayShape, ChosenBy, Dim, ErrorKind, Layout, Plan, PrimitiveType,
+    RelayoutPlan, Shape, Simd, SplitConfig, Tile, TileDim,
 };
 
 /// How far a case went: the bounded test counts these, so that a generator that stopped
@@ -46,6 +48,9 @@ pub enum Reached {
     Sampled,
     /// Every offset checked, or every engine run and compared.
     Full,
+    /// A relayout whose every engine was run and compared, one run of which measured its
+    /// settings on slices of its own work.
+    Measured,
 }
 
 /// Largest grid whose offsets are all checked (bigger ones are sampled at their corners).
@@ -528,6 +533,51 @@ fn reference(from: &Plan, to: &Plan, src: &[u8]) -> Vec<u8> {
     dst
 }
 
+/// `plan` with every setting a run may choose (every SIMD level this machine runs,
+/// streaming and cached stores, both loop orders, the block sizes a measuring run tries:
+/// `__candidates`), and `run_parallel` at every level with non-temporal stores forced on (by
+/// default only destinations of megabytes stream), into a destination on a cache line, 16 or
+/// 32 bytes past one, or one byte off any alignment (chosen by `seed`), each run equal to
+/// `expected` bit for bit, the bytes around the destination untouched. Then a run that
+/// measures: slices of the largest block, each with another setting, the rest with the
+/// fastest, remembered for the process (the run after it takes it); into a destination on a
+/// cache line and into the one above (measured apart). Returns whether that run measured.
+/// `case` names the pair in a failure's message.
+pub fn every_setting(
+    case: &dyn std::fmt::Display,
+    plan: &RelayoutPlan,
+    src: &[u8],
+    expected: &[u8],
+    seed: u64,
+) -> bool {
+    let offset = [0, 16, 32, 1][(seed % 4) as usize];
+    let mut buf = garbage(plan.dst_len() + 128, seed ^ 17);
+    let at = buf.as_ptr().align_offset(64) + offset;
+    let around = [buf[..at].to_vec(), buf[at + plan.dst_len()..].to_vec()];
+    let mut into = |what: &dyn std::fmt::Display, run: &dyn Fn(&mut [u8])| {
+        buf[at..at + plan.dst_len()].fill(0xA5);
+        run(&mut buf[at..at + plan.dst_len()]);
+        assert!(buf[at..at + plan.dst_len()] == *expected, "{case}: {what}, offset {offset}");
+        let untouched = buf[..at] == around[0] && buf[at + plan.dst_len()..] == around[1];
+        assert!(untouched, "{case}: {what} wrote outside the destination");
+    };
+    for simd in Simd::supported() {
+        let p = plan.clone().with_simd(simd);
+        for choice in p.__candidates() {
+            into(&choice, &|d| p.__run_with(&choice, src, d).unwrap());
+        }
+        let p = p.with_stream_min(0);
+        into(&format_args!("{simd:?} parallel"), &|d| p.run_parallel(src, d).unwrap());
+    }
+    let measuring = plan.clone().__with_measure_min(0);
+    let owned = measuring.run_owned(src).unwrap();
+    assert!(owned[..] == *expected, "{case}: measuring, {}", measuring.choice());
+    let measured = matches!(measuring.choice().how(), ChosenBy::Measured { .. });
+    into(&"measuring", &|d| measuring.run(src, d).unwrap());
+    into(&"after measuring", &|d| measuring.run(src, d).unwrap());
+    measured
+}
+
 /// `run` equals the general path and the reference; padding is zero; errors touch nothing.
 pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Reached {
     let plan = RelayoutPlan::new(from, to);
@@ -586,21 +636,7 @@ pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Rea
     let mut free = garbage(plan.dst_len(), seed ^ 9);
     relayout(&src, &from.clone().into(), &mut free, &to.clone().into()).unwrap();
     assert!(free == expected, "{from} -> {to}: relayout differs");
-    // Every SIMD level this machine runs, with non-temporal stores forced on (by default only
-    // destinations of megabytes stream), into a destination on a cache line, 16 or 32 bytes
-    // past one, or one byte off any alignment.
-    let offset = [0, 16, 32, 1][(seed % 4) as usize];
-    for simd in Simd::supported() {
-        let p = plan.clone().with_simd(simd).with_stream_min(0);
-        let mut buf = garbage(plan.dst_len() + 128, seed ^ 17);
-        let at = buf.as_ptr().align_offset(64) + offset;
-        let around = [buf[..at].to_vec(), buf[at + plan.dst_len()..].to_vec()];
-        p.run(&src, &mut buf[at..at + plan.dst_len()]).unwrap();
-        assert!(buf[at..at + plan.dst_len()] == expected, "{from} -> {to}: {simd:?} streamed");
-        assert!(buf[..at] == around[0] && buf[at + plan.dst_len()..] == around[1]);
-        p.run_parallel(&src, &mut buf[at..at + plan.dst_len()]).unwrap();
-        assert!(buf[at..at + plan.dst_len()] == expected, "{from} -> {to}: {simd:?} parallel");
-    }
+    let measured = every_setting(&format_args!("{from} -> {to}"), &plan, &src, &expected, seed);
 
     // Every bit that holds no element is zero: padding, the L tail, the last byte's rest; and
     // an element narrower on the source side has zero high bits.
@@ -644,5 +680,9 @@ pub fn relayout_properties(from: &ArrayShape, to: &ArrayShape, seed: u64) -> Rea
         assert_eq!(r.unwrap_err().kind(), ErrorKind::BufferLength);
         assert!(longer == kept);
     }
-    Reached::Full
+    if measured {
+        Reached::Measured
+    } else {
+        Reached::Full
+    }
 }

@@ -45,7 +45,7 @@ impl<A: AsMut<[T]>, T> AsMut<[T]> for Inline<A> {
 /// | form | storage | for |
 /// |---|---|---|
 /// | `Buffer<L>` | `[L::Elem; PADDED_LEN]` inline (on the stack) | small arrays, `no_std` without `alloc`; `Buffer::zeroed` is `const` |
-/// | [`HeapBuffer<L>`] | `Box<[L::Elem]>`, zeroed in place | any size (a large array on the stack overflows it) |
+/// | [`HeapBuffer<L>`] | [`AlignedBox<L::Elem>`](crate::AlignedBox), zeroed in place, from a 64-byte boundary | any size (a large array on the stack overflows it) |
 /// | [`StaticView<'a, L>`] | `&'a [L::Elem]` | storage someone else owns (a device buffer, a `Vec`) |
 /// | [`StaticViewMut<'a, L>`] | `&'a mut [L::Elem]` | the same, writable |
 ///
@@ -70,7 +70,8 @@ pub struct Buffer<L: TypedLayout, S = Inline<<L as TypedLayout>::Storage>> {
 }
 
 /// A [`Buffer`] on the heap, for arrays of any size: allocated zeroed, never built on the
-/// stack first.
+/// stack first, starting on a 64-byte boundary (a cache line, where relayout's streaming
+/// stores are fastest: see [`AlignedBox`](crate::AlignedBox)).
 ///
 /// ```
 /// use layout_runtime::fixed::HeapBuffer;
@@ -78,9 +79,10 @@ pub struct Buffer<L: TypedLayout, S = Inline<<L as TypedLayout>::Storage>> {
 /// let mut buf = HeapBuffer::<Fig1>::zeroed();
 /// buf[[2, 3]] = 1.0;
 /// assert_eq!(buf.as_slice()[17], 1.0);
+/// assert_eq!(buf.as_slice().as_ptr() as usize % 64, 0);
 /// ```
 #[cfg(feature = "alloc")]
-pub type HeapBuffer<L> = Buffer<L, alloc::boxed::Box<[<L as TypedLayout>::Elem]>>;
+pub type HeapBuffer<L> = Buffer<L, crate::AlignedBox<<L as TypedLayout>::Elem>>;
 
 /// A [`Buffer`] over a borrowed slice, checked once for its length when made.
 ///
@@ -210,8 +212,7 @@ impl<L: TypedLayout> HeapBuffer<L> {
     /// assert!(HeapBuffer::<Fig1>::zeroed().as_slice().iter().all(|&x| x == 0.0));
     /// ```
     pub fn zeroed() -> Self {
-        let storage = alloc::vec![L::Elem::ZERO; L::PADDED_LEN].into_boxed_slice();
-        Buffer { storage, layout: PhantomData }
+        Buffer { storage: crate::AlignedBox::zeroed(L::PADDED_LEN), layout: PhantomData }
     }
 
     /// A heap buffer holding the row-major array `row_major`; see [`Buffer::from_row_major`].
@@ -231,8 +232,9 @@ impl<L: TypedLayout> HeapBuffer<L> {
         Ok(buf)
     }
 
-    /// A heap buffer taking over `storage`, which must hold exactly
-    /// [`StaticLayout::PADDED_LEN`](super::StaticLayout::PADDED_LEN) elements in memory order.
+    /// A heap buffer holding `storage`, which must hold exactly
+    /// [`StaticLayout::PADDED_LEN`](super::StaticLayout::PADDED_LEN) elements in memory order
+    /// (copied to a 64-byte boundary).
     ///
     /// Errors: `storage` has another length.
     ///
@@ -246,10 +248,10 @@ impl<L: TypedLayout> HeapBuffer<L> {
     /// ```
     pub fn from_boxed(storage: alloc::boxed::Box<[L::Elem]>) -> Result<Self, LengthError> {
         check_length::<L>(Counted::Storage, L::PADDED_LEN, storage.len())?;
-        Ok(Buffer { storage, layout: PhantomData })
+        Ok(Buffer { storage: crate::AlignedBox::from_slice(&storage), layout: PhantomData })
     }
 
-    /// The storage, giving up the buffer.
+    /// The storage as a `Box` (a copy), giving up the buffer.
     ///
     /// ```
     /// use layout_runtime::fixed::HeapBuffer;
@@ -257,7 +259,7 @@ impl<L: TypedLayout> HeapBuffer<L> {
     /// assert_eq!(HeapBuffer::<Fig1>::zeroed().into_boxed().len(), 24);
     /// ```
     pub fn into_boxed(self) -> alloc::boxed::Box<[L::Elem]> {
-        self.storage
+        self.storage[..].into()
     }
 }
 

@@ -143,13 +143,13 @@ macro_rules! env_once {
 }
 
 /// `XLAYOUT_SIMD`.
-fn env_simd() -> Option<Simd> {
+pub(super) fn env_simd() -> Option<Simd> {
     env_once!("XLAYOUT_SIMD", Simd, Simd::from_name, "`portable`, `sse2` or `avx2`")
 }
 
 /// Proof that this CPU runs AVX2: the only constructor checks, so a kernel that takes one
 /// may use AVX2 instructions.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Avx2 {
     _checked: (),
 }
@@ -165,7 +165,7 @@ impl Avx2 {
 }
 
 /// The level a plan's kernels run at, with the proof the AVX2 kernels need.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Level {
     Portable,
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -204,37 +204,31 @@ impl Level {
     }
 }
 
-/// Data cache sizes in bytes: the first level, the second, and the last (shared) one.
+/// Data cache sizes of one core in bytes: the first level and the second. (The last level
+/// is shared, and a virtual machine reports the whole socket's: no rule reads it.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Caches {
     pub l1: usize,
     pub l2: usize,
-    pub last: usize,
 }
 
 /// Used where CPUID says nothing (other architectures, virtual machines that hide the
 /// cache leaves): a common x86 server core.
-const FALLBACK: Caches = Caches { l1: 32 << 10, l2: 512 << 10, last: 32 << 20 };
+const FALLBACK: Caches = Caches { l1: 32 << 10, l2: 512 << 10 };
 
 impl Caches {
     /// This machine's caches (CPUID on x86_64, read once), or [`FALLBACK`].
     pub(super) fn get() -> Caches {
         static L1: AtomicUsize = AtomicUsize::new(0);
         static L2: AtomicUsize = AtomicUsize::new(0);
-        static LAST: AtomicUsize = AtomicUsize::new(0);
         // Racing first calls compute the same values: plain loads and stores suffice.
-        if LAST.load(Ordering::Relaxed) == 0 {
+        if L2.load(Ordering::Relaxed) == 0 {
             let c = Caches::read().unwrap_or(FALLBACK);
             L1.store(c.l1, Ordering::Relaxed);
             L2.store(c.l2, Ordering::Relaxed);
-            LAST.store(c.last, Ordering::Relaxed);
             return c;
         }
-        Caches {
-            l1: L1.load(Ordering::Relaxed),
-            l2: L2.load(Ordering::Relaxed),
-            last: LAST.load(Ordering::Relaxed),
-        }
+        Caches { l1: L1.load(Ordering::Relaxed), l2: L2.load(Ordering::Relaxed) }
     }
 
     /// The data and unified caches CPUID lists: leaf 4 (Intel) or 0x8000_001D (AMD), the
@@ -258,7 +252,7 @@ impl Caches {
         if max < leaf {
             return None;
         }
-        let mut found = Caches { l1: 0, l2: 0, last: 0 };
+        let mut found = Caches { l1: 0, l2: 0 };
         for sub in 0..16 {
             let r = cpuid(leaf, sub);
             let kind = r.eax & 0x1F; // 0 none (the end), 1 data, 2 instruction, 3 unified
@@ -278,7 +272,6 @@ impl Caches {
                 2 => found.l2 = size,
                 _ => {}
             }
-            found.last = found.last.max(size);
         }
         if found.l1 == 0 {
             return None;
@@ -303,17 +296,21 @@ impl Caches {
         (self.l1 / 4 / 64).clamp(16, 1024)
     }
 
-    /// Destinations of at least this many bytes are written with non-temporal stores:
-    /// `XLAYOUT_STREAM_MIN` if set (bytes), else half the last-level cache. A destination that
-    /// large would push most of the cache's other contents out, and is itself mostly evicted
-    /// before anyone reads it; streaming skips reading each destination line first.
-    pub(super) fn stream_min() -> usize {
-        env_stream_min().unwrap_or(Caches::get().last / 2)
+    /// The rules' size from which destinations are written with non-temporal stores, and
+    /// measuring pays (`measure`): eight times the second-level cache of a core, at least
+    /// 4 MiB. A destination that large does not stay in the caches of the core writing it,
+    /// and is mostly evicted before anyone reads it; streaming skips reading each destination
+    /// line first. The second-level cache is per core, and a virtual machine reports it as
+    /// the CPU has it; the last-level cache it reports is the whole socket's (480 MiB on one
+    /// machine, of which a guest of two cores gets a small and changing share), which put
+    /// the old rule (half the last level) above every destination there.
+    pub(super) fn large(self) -> usize {
+        (8 * self.l2).max(4 << 20)
     }
 }
 
 /// `XLAYOUT_STREAM_MIN`.
-fn env_stream_min() -> Option<usize> {
+pub(super) fn env_stream_min() -> Option<usize> {
     env_once!("XLAYOUT_STREAM_MIN", usize, |v: &str| v.parse().ok(), "a number of bytes")
 }
 
@@ -337,7 +334,7 @@ mod tests {
     fn caches_are_ordered_and_plausible() {
         let c = Caches::get();
         assert_eq!(Caches::get(), c); // the second call reads what the first stored
-        assert!(c.l1 >= 4 << 10 && c.l1 <= c.l2 && c.l2 <= c.last, "{c:?}");
-        assert!(c.last <= 4 << 30, "{c:?}");
+        assert!(c.l1 >= 4 << 10 && c.l1 <= c.l2 && c.l2 <= 1 << 30, "{c:?}");
+        assert!(c.large() >= 8 * c.l2 && c.large() >= 4 << 20, "{c:?}");
     }
 }

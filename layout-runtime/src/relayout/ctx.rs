@@ -2,17 +2,63 @@
 //! ([`Kernels`]): below the kernels, above the stores they call.
 
 use super::cpu::Level;
-use super::decompose::Block;
+use super::decompose::{Block, Inner};
+use super::geometry::split_repeat;
 
 /// What the kernels of a run may use: the SIMD level, whether to write contiguous output
 /// with non-temporal stores (large destinations: they skip reading each destination line
-/// into the cache first), and how many source rows a large transpose takes at a time.
-#[derive(Clone, Copy, Debug)]
+/// into the cache first), how many source rows a large transpose takes at a time, and how
+/// many row groups of a tile a regrouping kernel writes in one piece (`split_repeat`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Ctx {
-    #[cfg_attr(not(all(target_arch = "x86_64", target_feature = "sse2")), allow(dead_code))]
     pub level: Level,
     pub stream: bool,
     pub rows: usize,
+    pub groups: usize,
+    /// Run each block's outer loops in the other order ([`Block::alt`]).
+    pub reorder: bool,
+}
+
+/// Which settings of [`Ctx`] a block's kernels read, beyond whether to stream: what a
+/// measuring plan has to choose among (`measure`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Reads {
+    /// The SIMD level (a kernel with SIMD code).
+    pub level: bool,
+    /// The source rows a large transpose takes at a time.
+    pub rows: bool,
+    /// The row groups written in one piece.
+    pub groups: bool,
+    /// The order of the outer loops (a block has another).
+    pub order: bool,
+}
+
+impl Reads {
+    /// Whether a transpose block's row groups can be written several to a piece
+    /// (`split_repeat` would regroup its loops).
+    pub(super) fn regroups(b: &Block) -> bool {
+        let Inner::Transpose { rows, cols, .. } = b.inner else { return false };
+        let regroups =
+            |o| [2, 4].iter().any(|&g| split_repeat(o, rows * cols, g).1.groups.extent > 1);
+        regroups(&b.outer) || regroups(&b.alt)
+    }
+
+    /// What every block's kernels read: the loop order, where a block has two.
+    pub(super) fn of(b: &Block) -> Reads {
+        Reads { order: !b.alt.is_empty(), ..Reads::default() }
+    }
+}
+
+impl core::ops::BitOr for Reads {
+    type Output = Reads;
+    fn bitor(self, o: Reads) -> Reads {
+        Reads {
+            level: self.level | o.level,
+            rows: self.rows | o.rows,
+            groups: self.groups | o.groups,
+            order: self.order | o.order,
+        }
+    }
 }
 
 impl Ctx {

@@ -56,8 +56,12 @@ pub(super) enum Inner {
 pub(super) struct Block {
     pub src: usize,
     pub dst: usize,
-    /// Outer loops, largest destination stride first (destination memory order).
+    /// Outer loops: the outermost (the largest destination stride) first, then the others
+    /// in destination or in source order, whichever keeps fewer memory streams open.
     pub outer: Vec<Mode>,
+    /// The same loops in the other order (empty when there is no other): what a measuring
+    /// plan tries too (`Ctx::reorder`), as the streams a machine keeps open best differ.
+    pub alt: Vec<Mode>,
     pub inner: Inner,
     /// The destination elements of one step of `outer[0]` stay below its stride, so the
     /// steps own disjoint ranges of the destination (needed to split it between threads).
@@ -65,6 +69,16 @@ pub(super) struct Block {
 }
 
 impl Block {
+    /// The outer loops in the order `reorder` says (see [`Block::alt`]).
+    #[inline]
+    pub fn loops(&self, reorder: bool) -> &[Mode] {
+        if reorder && !self.alt.is_empty() {
+            &self.alt
+        } else {
+            &self.outer
+        }
+    }
+
     /// Elements in the block.
     #[cfg_attr(not(any(test, feature = "rayon")), allow(dead_code))]
     pub fn len(&self) -> usize {
@@ -310,7 +324,14 @@ pub(super) fn block(src: usize, dst: usize, mut modes: Vec<Mode>) -> Block {
         }
     }
     let Some(last) = merged.pop() else {
-        return Block { src, dst, outer: merged, inner: Inner::Point, nested: true };
+        return Block {
+            src,
+            dst,
+            outer: merged,
+            alt: Vec::new(),
+            inner: Inner::Point,
+            nested: true,
+        };
     };
     let (inner, inner_modes) = if last.src == 1 && last.dst == 1 {
         (Inner::Run(last.extent), [Some(last), None])
@@ -328,13 +349,17 @@ pub(super) fn block(src: usize, dst: usize, mut modes: Vec<Mode>) -> Block {
     } else {
         (Inner::Strided { n: last.extent, src: last.src, dst: last.dst }, [Some(last), None])
     };
+    let mut alt = Vec::new();
     if merged.len() > 2 {
         // The outermost loop stays (threads split along it); the others run in destination
         // order or in source order, whichever keeps fewer memory streams open.
         let mut by_src = merged.clone();
         by_src[1..].sort_by(|x, y| y.src.cmp(&x.src).then(y.dst.cmp(&x.dst)));
         if cost(&by_src, inner) < cost(&merged, inner) {
-            merged = by_src;
+            core::mem::swap(&mut merged, &mut by_src);
+        }
+        if by_src != merged {
+            alt = by_src;
         }
     }
     let nested = match merged.first() {
@@ -346,7 +371,7 @@ pub(super) fn block(src: usize, dst: usize, mut modes: Vec<Mode>) -> Block {
         }
         None => true,
     };
-    Block { src, dst, outer: merged, inner, nested }
+    Block { src, dst, outer: merged, alt, inner, nested }
 }
 
 /// How many contiguous streams a side keeps open while the loops run: the kernel's own

@@ -8,10 +8,10 @@
 //! none fails, and a failure would be a panic, never a stray write.
 
 use super::cpu::Level;
-use super::ctx::{Ctx, Kernels};
+use super::ctx::{Ctx, Kernels, Reads};
 use super::decompose::{Block, Inner};
 use super::elem::Elem;
-use super::geometry::{split_repeat, walk, Rep, Transpose, GROUPS};
+use super::geometry::{split_repeat, walk, Rep, Transpose};
 use super::weave;
 
 /// The kernels of whole elements (`T`: see [`Elem`]).
@@ -23,14 +23,15 @@ impl<T: Elem> Kernels<T> for Whole {
 
     fn copy_block(self, src: &[T], dst: &mut [T], b: &Block, dst_origin: usize, ctx: Ctx) {
         let d0 = b.dst - dst_origin;
+        let outer = b.loops(ctx.reorder);
         // One loop nest per kernel: the choice is made once per block, not per position.
         match b.inner {
-            Inner::Point => walk(&b.outer, b.src, d0, &mut |s, d| dst[d] = src[s]),
+            Inner::Point => walk(outer, b.src, d0, &mut |s, d| dst[d] = src[s]),
             // Runs that follow each other in `dst` (the innermost loop steps by exactly
             // one run there, as the rows of a tile do) are written as one span, so that the
             // lines at their seams are streamed too.
-            Inner::Run(n) if ctx.stream && b.outer.last().is_some_and(|m| m.dst == n) => {
-                let (inner, rest) = b.outer.split_last().expect("checked just above");
+            Inner::Run(n) if ctx.stream && outer.last().is_some_and(|m| m.dst == n) => {
+                let (inner, rest) = outer.split_last().expect("checked just above");
                 let (bytes, step) = (n * core::mem::size_of::<T>(), inner.src);
                 walk(rest, b.src, d0, &mut |s, d| {
                     let span = &mut dst[d..d + inner.extent * n];
@@ -39,21 +40,21 @@ impl<T: Elem> Kernels<T> for Whole {
                     });
                 });
             }
-            Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| {
+            Inner::Run(n) => walk(outer, b.src, d0, &mut |s, d| {
                 ctx.put(
                     bytemuck::cast_slice_mut(&mut dst[d..d + n]),
                     bytemuck::cast_slice(&src[s..s + n]),
                 );
             }),
-            Inner::Strided { n, src: ss, dst: ds } => walk(&b.outer, b.src, d0, &mut |s, d| {
+            Inner::Strided { n, src: ss, dst: ds } => walk(outer, b.src, d0, &mut |s, d| {
                 for i in 0..n {
                     dst[d + i * ds] = src[s + i * ss];
                 }
             }),
             Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } => {
                 let t = Transpose { src: 0, src_row_stride, dst: 0, dst_row_stride, rows, cols };
-                let kind = TransposeKernel::pick::<T>(t);
-                let (outer, rep) = split_repeat(&b.outer, rows * cols, GROUPS);
+                let kind = TransposeKernel::pick(core::mem::size_of::<T>(), t);
+                let (outer, rep) = split_repeat(outer, rows * cols, ctx.groups);
                 walk(&outer, b.src, d0, &mut |s, d| {
                     kind.run(src, dst, Transpose { src: s, dst: d, ..t }, rep, ctx);
                 });
@@ -84,6 +85,18 @@ impl<T: Elem> Kernels<T> for Whole {
     }
 }
 
+/// The settings the kernels read for block `b` of `size`-byte elements: the SIMD level and
+/// the row groups for transposes, the rows a large one takes at a time for those that go
+/// to the blocked kernel.
+pub(super) fn reads(size: usize, b: &Block) -> Reads {
+    let Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } = b.inner else {
+        return Reads::of(b);
+    };
+    let t = Transpose { src: 0, src_row_stride, dst: 0, dst_row_stride, rows, cols };
+    let blocked = matches!(TransposeKernel::pick(size, t), TransposeKernel::Blocked);
+    Reads { level: true, rows: blocked, groups: Reads::regroups(b), ..Reads::of(b) }
+}
+
 /// Which kernel moves a [`Transpose`].
 #[derive(Clone, Copy)]
 enum TransposeKernel {
@@ -95,8 +108,8 @@ enum TransposeKernel {
 }
 
 impl TransposeKernel {
-    fn pick<T>(t: Transpose) -> TransposeKernel {
-        let e = core::mem::size_of::<T>();
+    /// The kernel for elements of `e` bytes.
+    fn pick(e: usize, t: Transpose) -> TransposeKernel {
         let fits = |k: usize| matches!(k, 2 | 4 | 8) && k * e <= 16;
         if t.dst_row_stride == t.rows && fits(t.rows) {
             TransposeKernel::Interleave

@@ -14,9 +14,11 @@
 //!
 //! The files import downwards only, shared types below their users: `cpu`, `decompose`,
 //! `elem` and `general` at the bottom; `geometry` (the loops and the transpose shape every
-//! kernel takes); `spread` and `simd` (x86_64: `avx2` -> `sse2` -> `groups` -> `stream`);
-//! `ctx` (what a run's kernels are given); the kernels `weave`, `packed`, `kernel` and
-//! `parallel`; this file on top.
+//! kernel takes) and `split` (cutting a block along its destination); `spread` and `simd`
+//! (x86_64: `avx2` -> `sse2` -> `groups` -> `stream`); `ctx` (what a run's kernels are
+//! given); the kernels `weave`, `packed`, `kernel` and `parallel`; `choice`, `measure` and
+//! `trial` (what a plan runs with, and how a first run measures it); `engine` (the loop
+//! over a plan's blocks); this file on top.
 //!
 //! Memory traffic decides the speed, and these choices shape it:
 //! - each block's loops run in destination or source order, whichever keeps fewer streams
@@ -26,63 +28,53 @@
 //!   everywhere, AVX2 where the CPU has it, found once per plan (`cpu`);
 //! - large transposes take as many source rows at a time as a quarter of the first-level
 //!   cache holds lines, and start their tiles on source and destination cache lines;
-//! - destinations of at least half the last-level cache are written with non-temporal
-//!   stores, which skip reading each destination line first; `cpu` reads the cache sizes
-//!   (CPUID) once per process;
+//! - destinations of at least eight times a core's second-level cache are written with
+//!   non-temporal stores, which skip reading each destination line first; `cpu` reads the
+//!   cache sizes (CPUID) once per process, and no rule reads the last-level cache, which a
+//!   virtual machine reports for the whole socket;
+//! - those rules are where a plan starts: for a destination that large, the first run of a
+//!   plan shape times the settings that matter for it (SIMD level, streaming or cached
+//!   stores, block sizes) on slices of its own work and remembers the fastest for the
+//!   process (`measure`, `trial`), since rules tuned on one machine do not carry over;
 //! - `run_parallel` cuts each large block along the destination on cache-line boundaries
-//!   (`parallel`).
+//!   into about four parts per thread of rayon's pool (the core count, by default), and
+//!   runs with what a serial run of the shape measured, or with the rules until one has: a
+//!   parallel run does not measure, since its threads share the memory system and would
+//!   time each other (`parallel`, `split`).
 
+mod choice;
 mod cpu;
 mod ctx;
 mod decompose;
 mod elem;
+mod engine;
 mod general;
 mod geometry;
 mod kernel;
+mod measure;
 mod packed;
 #[cfg(feature = "rayon")]
 mod parallel;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod simd;
+#[cfg(feature = "std")]
+mod split;
 mod spread;
+#[cfg(feature = "std")]
+mod trial;
 mod weave;
 
 use alloc::format;
 use alloc::vec::Vec;
 
+pub use choice::{ChosenBy, RelayoutChoice};
+use cpu::Level;
 pub use cpu::Simd;
-use cpu::{Caches, Level};
-use ctx::{Ctx, Kernels};
-use decompose::Block;
-use elem::Elem;
-use kernel::Whole;
-use packed::Packed;
+use ctx::Reads;
+use engine::{Engine, Exec, How};
+use measure::{Key, Settings};
 
-use crate::{ArrayShape, Error, ErrorKind, Plan, Shape};
-
-/// The strided copy of a pair of layouts over whole elements.
-#[derive(Clone, Debug)]
-struct Blocks {
-    copies: Vec<Block>,
-    /// The destination's padding inside the grid.
-    zeros: Vec<Block>,
-    /// Where the `L` tail starts, in elements (of the kernels' slices, or packed ones).
-    tail: usize,
-}
-
-/// How a plan moves elements.
-#[derive(Clone, Debug)]
-enum Engine {
-    /// A dimension of size 0: no element, the destination is all padding.
-    Zero,
-    /// Strided blocks over whole elements of `size` bytes (1, 2, 4, 8 or 16; other sizes are
-    /// blocks of bytes with `size` 1).
-    Bytes { size: usize, blocks: Blocks },
-    /// Strided blocks over packed 1-, 2- or 4-bit elements.
-    Packed { bits: usize, blocks: Blocks },
-    /// Element by element (see `general`).
-    General,
-}
+use crate::{AlignedBox, ArrayShape, Error, ErrorKind, Plan, Shape};
 
 /// A conversion between two layouts of the same array, checked and precomputed once, to run
 /// on any number of buffer pairs.
@@ -105,18 +97,22 @@ enum Engine {
 /// no `*`) with equal storage widths of whole bytes or 1, 2 or 4 bits take the strided path,
 /// at about the speed of a memory copy (BENCHMARKS.md has the figures); everything else
 /// takes an exact element-by-element path. What the machine offers is found when the plan
-/// is built, and can be overridden:
+/// is built, and the rules below say how to use it; for destinations of megabytes the first
+/// run of a plan measures instead ([`RelayoutPlan::with_measuring`]), and
+/// [`RelayoutPlan::choice`] says what a plan runs with and why. What the caller fixes is
+/// never measured:
 ///
 /// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX2 where
 ///   `is_x86_feature_detected!` finds it, else SSE2 on x86_64, else portable code), or a
 ///   lower one from the environment variable `XLAYOUT_SIMD` (`portable`, `sse2`, `avx2`;
 ///   another value is ignored with a warning on standard error, once per process) or
 ///   [`RelayoutPlan::with_simd`].
-/// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least half the
-///   last-level cache, whose size CPUID gives (32 MiB assumed where it does not), so the
-///   destination is not read into the cache before being overwritten and does not push out
-///   everything else; the environment variable `XLAYOUT_STREAM_MIN` (bytes) or
-///   [`RelayoutPlan::with_stream_min`] sets another threshold.
+/// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least eight times
+///   a core's second-level cache, 4 MiB at least (CPUID gives the cache's size; 512 KiB is
+///   assumed where it does not), so the destination is not read into the cache before
+///   being overwritten and does not push out everything else; the environment variable
+///   `XLAYOUT_STREAM_MIN` (bytes) or [`RelayoutPlan::with_stream_min`] sets another
+///   threshold.
 /// - Large transposes take as many source rows at a time as a quarter of the first-level
 ///   data cache holds lines (CPUID again; 32 KiB assumed), so each line is read from memory
 ///   once.
@@ -125,8 +121,10 @@ enum Engine {
 /// 64-byte boundary is written with the widest streaming stores: the row-group kernels
 /// (`(2,1)` and `(4,1)` sub-tiles, `E(4)` regrouping) measured 15.1-16.4 GB/s there against
 /// 12.4-14.0 for the same bf16 relayout 16 bytes past a boundary, which is where the system
-/// allocator puts a large `Vec<u8>`. Allocate a little more and start at `align_offset(64)`
-/// when that matters.
+/// allocator puts a large `Vec<u8>`. [`RelayoutPlan::run_owned`] returns its destination in
+/// an [`AlignedBox`] that starts on a 64-byte boundary, as does a
+/// [`HeapBuffer`](crate::HeapBuffer); `AlignedBox::<u8>::zeroed(plan.dst_len())` makes one to
+/// reuse.
 ///
 /// The tiled-layout document's example: row-major `f32[3,5]` to `{1,0:T(2,2)}`.
 ///
@@ -150,12 +148,10 @@ pub struct RelayoutPlan {
     from: Plan,
     to: Plan,
     engine: Engine,
-    /// The SIMD kernels this plan runs.
-    level: Level,
-    /// Destinations this large or larger are written with non-temporal stores.
-    stream_min: usize,
-    /// Source rows a large transpose takes at a time.
-    rows: usize,
+    /// The settings the engine's kernels read (what there is to choose among).
+    reads: Reads,
+    /// The rules, what the caller fixed, and when to measure.
+    settings: Settings,
 }
 
 impl RelayoutPlan {
@@ -208,16 +204,15 @@ impl RelayoutPlan {
                 ));
             }
         }
-        let engine = Self::engine(&from, &to);
-        // `for_plans` never names a level the machine does not run.
-        let level = Level::new(Simd::for_plans()).unwrap_or(Level::Portable);
-        let (stream_min, rows) = (Caches::stream_min(), Caches::get().transpose_rows());
-        Ok(RelayoutPlan { from, to, engine, level, stream_min, rows })
+        let engine = Engine::new(&from, &to);
+        let reads = engine.reads();
+        Ok(RelayoutPlan { from, to, engine, reads, settings: Settings::new() })
     }
 
     /// This plan with the SIMD kernels of `simd`, or of the best level below it that this
-    /// machine runs ([`Simd::supported`]); [`RelayoutPlan::simd`] says which. The result is
-    /// the same at every level, only the speed differs.
+    /// machine runs ([`Simd::supported`]); [`RelayoutPlan::simd`] says which, and a
+    /// measuring run does not try another. The result is the same at every level, only the
+    /// speed differs.
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan, Simd};
@@ -238,7 +233,8 @@ impl RelayoutPlan {
     /// ```
     pub fn with_simd(mut self, simd: Simd) -> RelayoutPlan {
         let best = Simd::supported().filter(|&l| l <= simd).last().unwrap_or(Simd::Portable);
-        self.level = Level::new(best).unwrap_or(Level::Portable);
+        self.settings.level = Level::new(best).unwrap_or(Level::Portable);
+        self.settings.forced.simd = true;
         self
     }
 
@@ -253,11 +249,12 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn simd(&self) -> Simd {
-        self.level.simd()
+        self.settings.level.simd()
     }
 
     /// This plan with non-temporal stores for destinations of `bytes` or more (`0`: always,
-    /// `usize::MAX`: never), where the SIMD level has them (not [`Simd::Portable`]).
+    /// `usize::MAX`: never), where the SIMD level has them (not [`Simd::Portable`]); a
+    /// measuring run then does not try the other kind of store.
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan};
@@ -273,11 +270,14 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn with_stream_min(mut self, bytes: usize) -> RelayoutPlan {
-        self.stream_min = bytes;
+        self.settings.stream_min = bytes;
+        self.settings.forced.stream = true;
         self
     }
 
-    /// The destination size from which this plan writes with non-temporal stores.
+    /// The destination size from which this plan's rules write with non-temporal stores
+    /// (a measuring run may find cached stores faster, unless this was fixed: see
+    /// [`RelayoutPlan::choice`]).
     ///
     /// ```
     /// use layout_runtime::{ArrayShape, RelayoutPlan};
@@ -287,37 +287,103 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn stream_min(&self) -> usize {
-        self.stream_min
+        self.settings.stream_min
     }
 
-    fn engine(from: &Plan, to: &Plan) -> Engine {
-        if from.dims().contains(&0) {
-            return Engine::Zero;
-        }
-        let bits = from.element_bits();
-        if bits != to.element_bits() {
-            return Engine::General;
-        }
-        if matches!(bits, 1 | 2 | 4) {
-            return match decompose::blocks(from, to, 1) {
-                Some((copies, zeros)) => {
-                    Engine::Packed { bits, blocks: Blocks { copies, zeros, tail: to.grid_len() } }
-                }
-                None => Engine::General,
-            };
-        }
-        if bits % 8 != 0 {
-            return Engine::General;
-        }
-        let size = bits / 8;
-        let (size, scale) = if matches!(size, 1 | 2 | 4 | 8 | 16) { (size, 1) } else { (1, size) };
-        match decompose::blocks(from, to, scale) {
-            Some((copies, zeros)) => Engine::Bytes {
-                size,
-                blocks: Blocks { copies, zeros, tail: to.grid_len() * scale },
-            },
-            None => Engine::General,
-        }
+    /// This plan with measuring on or off. On (the default, with the `std` feature), the
+    /// first run of a plan shape into a destination of at least eight times the
+    /// second-level cache (4 MiB at least) times the candidate settings on slices of its
+    /// own work and keeps the fastest for the process ([`RelayoutPlan::choice`] says what it
+    /// chose); off, the rules decide. Either way the bytes are the same.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, ChosenBy, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("f32[2048,2048]{1,0}"), &a("f32[2048,2048]{0,1}"))?;
+    /// assert_eq!(plan.with_measuring(false).choice().how(), ChosenBy::Rules);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn with_measuring(mut self, on: bool) -> RelayoutPlan {
+        self.settings.measuring(on);
+        self
+    }
+
+    /// The settings this plan runs with into a destination that starts on a 64-byte
+    /// boundary (as [`RelayoutPlan::run_owned`]'s, an [`AlignedBox`]), and how they were
+    /// chosen: measured by an earlier run of a plan of this shape in this process, or the
+    /// rules' (before the first run, for destinations too small to measure, with measuring
+    /// off). [`RelayoutPlan::choice_for`] says it for a destination anywhere.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, ChosenBy, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("bf16[64,256]{1,0}"), &a("bf16[64,256]{1,0:T(8,128)(2,1)}"))?;
+    /// let choice = plan.choice();
+    /// assert_eq!(choice.how(), ChosenBy::Rules); // 32 KiB: too small to measure
+    /// assert_eq!(choice.simd(), plan.simd());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn choice(&self) -> RelayoutChoice {
+        self.choice_at(0)
+    }
+
+    /// [`RelayoutPlan::choice`] for the destination `dst`: where it starts in a cache line
+    /// decides what is fastest, and is measured apart.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap();
+    /// let plan = RelayoutPlan::new(&a("f32[64,64]{1,0}"), &a("f32[64,64]{0,1}"))?;
+    /// let dst = vec![0u8; plan.dst_len()];
+    /// assert_eq!(plan.choice_for(&dst), plan.choice()); // small: the rules, wherever it is
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn choice_for(&self, dst: &[u8]) -> RelayoutChoice {
+        self.choice_at(dst.as_ptr() as usize)
+    }
+
+    fn choice_at(&self, dst: usize) -> RelayoutChoice {
+        let recalled = self.key(dst).and_then(|key| measure::recall(&key));
+        let rules = || (self.settings.rules(self.dst_len()), ChosenBy::Rules);
+        let (ctx, how) = recalled.unwrap_or_else(rules);
+        RelayoutChoice::new(ctx, how, self.settings.forced)
+    }
+
+    /// Every setting this plan's runs may choose, for the tests that hold each to the
+    /// element-by-element path. Not part of the API.
+    #[doc(hidden)]
+    pub fn __candidates(&self) -> Vec<RelayoutChoice> {
+        let candidates = self.settings.candidates(self.dst_len(), self.reads);
+        let forced = self.settings.forced;
+        candidates
+            .all()
+            .into_iter()
+            .map(|c| RelayoutChoice::new(c, ChosenBy::Rules, forced))
+            .collect()
+    }
+
+    /// [`RelayoutPlan::run`] with the settings of `choice` (one of
+    /// [`RelayoutPlan::__candidates`]; a level this machine does not run runs portable).
+    /// Not part of the API.
+    #[doc(hidden)]
+    pub fn __run_with(
+        &self,
+        choice: &RelayoutChoice,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<(), Error> {
+        self.check(src.len(), dst.len())?;
+        let how = How { ctx: choice.ctx(), measure: None };
+        self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial);
+        Ok(())
+    }
+
+    /// This plan measuring from destinations of `bytes` (the tests' way to measure small
+    /// buffers). Not part of the API.
+    #[doc(hidden)]
+    pub fn __with_measure_min(mut self, bytes: usize) -> RelayoutPlan {
+        self.settings.measure_min = bytes;
+        self
     }
 
     /// The length the source buffer must have: the source layout's [`Plan::byte_len`].
@@ -345,11 +411,6 @@ impl RelayoutPlan {
     /// ```
     pub fn dst_len(&self) -> usize {
         self.to.byte_len()
-    }
-
-    fn ctx(&self, dst: &[u8]) -> Ctx {
-        let stream = self.level.streams() && dst.len() >= self.stream_min;
-        Ctx { level: self.level, stream, rows: self.rows }
     }
 
     fn check(&self, src: usize, dst: usize) -> Result<(), Error> {
@@ -387,27 +448,62 @@ impl RelayoutPlan {
         self.execute(src, dst, Exec::Serial)
     }
 
+    /// [`RelayoutPlan::run`] into a new buffer that starts on a 64-byte boundary, where the
+    /// streaming stores are fastest (see [`AlignedBox`]).
+    ///
+    /// Errors: a source whose length is not exactly [`RelayoutPlan::src_len`]
+    /// ([`ErrorKind::BufferLength`]), before anything is allocated.
+    ///
+    /// ```
+    /// use layout_runtime::{ArrayShape, RelayoutPlan};
+    /// let a = |t: &str| t.parse::<ArrayShape>().unwrap().clone();
+    /// let plan = RelayoutPlan::new(&a("u8[2,3]{1,0}"), &a("u8[2,3]{0,1}"))?;
+    /// let dst = plan.run_owned(b"abcdef")?;
+    /// assert_eq!(&dst[..], b"adbecf");
+    /// assert_eq!(dst.as_ptr() as usize % 64, 0);
+    /// assert!(plan.run_owned(b"abc").is_err());
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn run_owned(&self, src: &[u8]) -> Result<AlignedBox<u8>, Error> {
+        self.check(src.len(), self.dst_len())?;
+        let mut dst = AlignedBox::zeroed(self.dst_len());
+        self.run(src, &mut dst)?;
+        Ok(dst)
+    }
+
     /// The one dispatch of [`RelayoutPlan::run`] and [`RelayoutPlan::run_parallel`].
     fn execute(&self, src: &[u8], dst: &mut [u8], exec: Exec) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
-        let ctx = self.ctx(dst);
-        match &self.engine {
-            Engine::Zero => dst.fill(0),
-            Engine::General => general::copy(&self.from, &self.to, src, dst),
-            Engine::Bytes { size, blocks } => match size {
-                1 => elements::<u8>(src, dst, blocks, ctx, exec),
-                2 => elements::<u16>(src, dst, blocks, ctx, exec),
-                4 => elements::<u32>(src, dst, blocks, ctx, exec),
-                8 => elements::<u64>(src, dst, blocks, ctx, exec),
-                _ => elements::<u128>(src, dst, blocks, ctx, exec),
-            },
-            Engine::Packed { bits, blocks } => match bits {
-                1 => run_blocks(Packed::<1>, src, dst, blocks, ctx, exec),
-                2 => run_blocks(Packed::<2>, src, dst, blocks, ctx, exec),
-                _ => run_blocks(Packed::<4>, src, dst, blocks, ctx, exec),
-            },
+        // The rules' settings, or those a run of this shape measured; or, on the first
+        // serial run of a measured shape, measure now.
+        let mut how = How { ctx: self.settings.rules(dst.len()), measure: None };
+        if let Some(key) = self.key(dst.as_ptr() as usize) {
+            match measure::recall(&key) {
+                Some((ctx, _)) => how.ctx = ctx,
+                None if exec == Exec::Serial => how.measure = Some(key),
+                None => {}
+            }
         }
+        self.engine.run(&self.from, &self.to, src, dst, how, exec);
         Ok(())
+    }
+
+    /// What a measured choice for this plan into a destination at address `dst` is
+    /// remembered by; `None` when its runs do not measure (a small destination, measuring
+    /// off, nothing to choose).
+    fn key(&self, dst: usize) -> Option<Key> {
+        let dst_len = self.dst_len();
+        if !self.settings.measures(dst_len) {
+            return None;
+        }
+        let candidates = self.settings.candidates(dst_len, self.reads);
+        let (width, packed, blocks) = match &self.engine {
+            Engine::Bytes { size, blocks } => (*size, false, blocks),
+            Engine::Packed { bits, blocks } => (*bits, true, blocks),
+            Engine::Zero | Engine::General => return None,
+        };
+        let b = blocks.largest().map(|i| &blocks.copies[i])?;
+        candidates.several().then(|| Key::new(width, packed, b, (dst_len, dst), &candidates))
     }
 
     /// [`RelayoutPlan::run`] over typed slices: `T` must be exactly as wide as the stored
@@ -491,83 +587,6 @@ impl RelayoutPlan {
         general::copy(&self.from, &self.to, src, dst);
         Ok(())
     }
-}
-
-/// Where the blocks run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Exec {
-    /// On the calling thread.
-    Serial,
-    /// Large blocks cut between rayon's threads (see `parallel`), the rest on the calling
-    /// thread.
-    #[cfg(feature = "rayon")]
-    Parallel,
-}
-
-/// Runs `f(part, dst_part, origin)` over block `b`: the whole block on this thread, or, when
-/// `exec` is parallel and the block is worth it, parts of it on rayon's threads, each with
-/// the slice of `dst` it owns (`origin`: where that slice starts, in block elements; `unit`:
-/// block elements per slice element).
-fn run_block<T: Send>(
-    b: &Block,
-    dst: &mut [T],
-    unit: usize,
-    ctx: Ctx,
-    exec: Exec,
-    f: impl Fn(&Block, &mut [T], usize) + Sync,
-) {
-    match exec {
-        Exec::Serial => f(b, dst, 0),
-        #[cfg(feature = "rayon")]
-        Exec::Parallel => parallel::run_block(b, dst, unit, ctx, f),
-    }
-    let _ = (unit, ctx);
-}
-
-/// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
-/// the same size (alignment 1: any buffer qualifies).
-fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, ctx: Ctx, exec: Exec) {
-    if let (Ok(s), Ok(d)) =
-        (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
-    {
-        return run_blocks(Whole, s, d, blocks, ctx, exec);
-    }
-    macro_rules! unaligned {
-        ($($n:literal),*) => {
-            match core::mem::size_of::<I>() {
-                $($n => {
-                    // Lengths were checked to be whole grids of elements: the casts to
-                    // alignment-1 arrays cannot fail.
-                    let s: &[[u8; $n]] = bytemuck::cast_slice(src);
-                    let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
-                    run_blocks(Whole, s, d, blocks, ctx, exec)
-                })*
-                _ => {}
-            }
-        };
-    }
-    unaligned!(1, 2, 4, 8, 16);
-}
-
-/// The strided path: every copy block, then the destination's padding and tail.
-fn run_blocks<T: Send + Sync, K: Kernels<T>>(
-    k: K,
-    src: &[T],
-    dst: &mut [T],
-    blocks: &Blocks,
-    ctx: Ctx,
-    exec: Exec,
-) {
-    for b in &blocks.copies {
-        run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| {
-            k.copy_block(src, dst, b, origin, ctx);
-        });
-    }
-    ctx.finish();
-    for b in &blocks.zeros {
-        run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| k.zero_block(dst, b, origin));
-    }
-    k.zero_tail(dst, blocks.tail);
 }
 
 /// Converts a whole buffer from one layout of an array to another: see [`RelayoutPlan`],

@@ -2,9 +2,9 @@
 //! start on the same bit, the regrouping of rows into `(k,1)` column groups a byte of each
 //! row at a time, and element by element for the rest.
 
-use super::ctx::{Ctx, Kernels};
+use super::ctx::{Ctx, Kernels, Reads};
 use super::decompose::{Block, Inner, Mode};
-use super::geometry::{split_repeat, walk, Rep, Transpose, GROUPS};
+use super::geometry::{split_repeat, walk, Rep, Transpose};
 use super::spread::spread;
 
 /// Packed elements of `B` ∈ {1, 2, 4} bits: none crosses a byte. `B` is a constant so that
@@ -69,6 +69,34 @@ impl<const B: usize> Packed<B> {
         for i in whole * g..n {
             self.set(dst, d + i, 0);
         }
+    }
+
+    /// Whether the transpose block `b`, its destination starting at `d0`, moves whole bytes
+    /// everywhere (every row starts on a byte, a group of `rows` elements is whole bytes,
+    /// at most 8 of them): then [`Packed::spread`] moves it. Checked once for the block
+    /// rather than per call.
+    fn bytewise(self, b: &Block, d0: usize) -> bool {
+        let Inner::Transpose { rows, src_row_stride, dst_row_stride, .. } = b.inner else {
+            return false;
+        };
+        let g = self.per_byte();
+        dst_row_stride == rows
+            && (rows * B) % 8 == 0
+            && rows * B <= 64
+            && src_row_stride % g == 0
+            && b.src % g == 0
+            && d0 % g == 0
+            && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0)
+    }
+
+    /// The settings the kernels read for block `b`: the SIMD level for the `(8,1)` nibble
+    /// groups, the row groups for every byte-wise regrouping.
+    pub(super) fn reads(self, b: &Block) -> Reads {
+        if !self.bytewise(b, b.dst) {
+            return Reads::of(b);
+        }
+        let nibbles8 = matches!(b.inner, Inner::Transpose { rows: 8, .. }) && B == 4;
+        Reads { level: nibbles8, rows: false, groups: Reads::regroups(b), ..Reads::of(b) }
     }
 
     /// Element by element.
@@ -140,35 +168,24 @@ impl<const B: usize> Kernels<u8> for Packed<B> {
 
     fn copy_block(self, src: &[u8], dst: &mut [u8], b: &Block, dst_origin: usize, ctx: Ctx) {
         let d0 = b.dst - dst_origin;
+        let outer = b.loops(ctx.reorder);
         match b.inner {
-            Inner::Point => {
-                walk(&b.outer, b.src, d0, &mut |s, d| self.set(dst, d, self.get(src, s)))
-            }
-            Inner::Run(n) => walk(&b.outer, b.src, d0, &mut |s, d| self.run(src, s, dst, d, n)),
-            Inner::Strided { n, src: ss, dst: ds } => walk(&b.outer, b.src, d0, &mut |s, d| {
+            Inner::Point => walk(outer, b.src, d0, &mut |s, d| self.set(dst, d, self.get(src, s))),
+            Inner::Run(n) => walk(outer, b.src, d0, &mut |s, d| self.run(src, s, dst, d, n)),
+            Inner::Strided { n, src: ss, dst: ds } => walk(outer, b.src, d0, &mut |s, d| {
                 for i in 0..n {
                     self.set(dst, d + i * ds, self.get(src, s + i * ss));
                 }
             }),
             Inner::Transpose { rows, src_row_stride, cols, dst_row_stride } => {
-                let g = self.per_byte();
-                // Whole bytes everywhere (every row starts on a byte, a group of `rows`
-                // elements is whole bytes), checked once for the block rather than per call.
-                let whole = dst_row_stride == rows
-                    && (rows * B) % 8 == 0
-                    && rows * B <= 64
-                    && src_row_stride % g == 0
-                    && b.src % g == 0
-                    && d0 % g == 0
-                    && b.outer.iter().all(|m| m.src % g == 0 && m.dst % g == 0);
                 let t = Transpose { src: 0, src_row_stride, dst: 0, dst_row_stride, rows, cols };
-                if whole {
-                    let (outer, rep) = split_repeat(&b.outer, rows * cols, GROUPS);
+                if self.bytewise(b, d0) {
+                    let (outer, rep) = split_repeat(outer, rows * cols, ctx.groups);
                     walk(&outer, b.src, d0, &mut |s, d| {
                         self.spread(src, dst, Transpose { src: s, dst: d, ..t }, rep, ctx);
                     });
                 } else {
-                    walk(&b.outer, b.src, d0, &mut |s, d| {
+                    walk(outer, b.src, d0, &mut |s, d| {
                         self.scalar(src, dst, Transpose { src: s, dst: d, ..t });
                     });
                 }

@@ -2,10 +2,12 @@
 //! path. The property tests of the facade (`tests/relayout_props.rs`) cover random layouts.
 
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::decompose::Block;
+use super::engine::Blocks;
 use super::*;
 
 fn array(text: &str) -> ArrayShape {
@@ -53,10 +55,12 @@ fn placed(len: usize, offset: usize, fill: u8) -> (Vec<u8>, usize) {
     (buf, at)
 }
 
-/// Runs `p` on noise over a dirty destination and compares with the reference: at every
-/// SIMD level this machine runs, with plain and with streaming stores, into destinations
-/// on a cache line, on 32 and 16 bytes past one (the two non-temporal store widths), and
-/// one byte off any alignment, from sources with other offsets, on one thread and on all.
+/// Runs `p` on noise over a dirty destination and compares with the reference: with every
+/// setting a run may choose (every SIMD level this machine runs, plain and streaming stores,
+/// every block size the plan measures), into destinations on a cache line, on 32 and 16
+/// bytes past one (the two non-temporal store widths), and one byte off any alignment, from
+/// sources with other offsets; on one thread and on all; and measuring, on slices of its
+/// own work (the measuring run's choice, remembered, then serves a second run).
 fn check(p: &RelayoutPlan) {
     let src = noise(p.src_len(), p.src_len() as u64 + 7);
     let want = reference(p, &src);
@@ -68,27 +72,34 @@ fn check(p: &RelayoutPlan) {
             (buf, at)
         })
         .collect();
+    // `run(p, src, dst)` into each destination placement, from each source.
+    let each = |what: &str, run: &dyn Fn(&[u8], &mut [u8])| {
+        for (offset, (sbuf, sat)) in [0, 16, 32, 1].into_iter().zip(&sources) {
+            let src = &sbuf[*sat..*sat + p.src_len()];
+            let (mut buf, at) = placed(p.dst_len(), offset, 0xA5);
+            run(src, &mut buf[at..at + p.dst_len()]);
+            assert_eq!(buf[at..at + p.dst_len()], want[..], "{what}, offset {offset}");
+            assert!(buf[..at].iter().chain(&buf[at + p.dst_len()..]).all(|&b| b == 0xA5));
+        }
+    };
     for simd in Simd::supported() {
+        let p = p.clone().with_simd(simd);
+        for choice in p.__candidates() {
+            each(&format!("{choice}"), &|s, d| p.__run_with(&choice, s, d).unwrap());
+        }
         for stream_min in [usize::MAX, 0] {
-            let p = p.clone().with_simd(simd).with_stream_min(stream_min);
-            for (offset, (sbuf, sat)) in [0, 16, 32, 1].into_iter().zip(&sources) {
-                let src = &sbuf[*sat..*sat + p.src_len()];
-                let what = format!("{simd:?}, stream_min {stream_min}, offset {offset}");
-                let (mut buf, at) = placed(p.dst_len(), offset, 0xA5);
-                p.run(src, &mut buf[at..at + p.dst_len()]).unwrap();
-                assert_eq!(buf[at..at + p.dst_len()], want[..], "{what}");
-                assert!(buf[..at].iter().chain(&buf[at + p.dst_len()..]).all(|&b| b == 0xA5));
-                #[cfg(feature = "rayon")]
-                {
-                    let (mut buf, at) = placed(p.dst_len(), offset, 0x5A);
-                    p.run_parallel(src, &mut buf[at..at + p.dst_len()]).unwrap();
-                    assert_eq!(buf[at..at + p.dst_len()], want[..], "parallel, {what}");
-                    let outside = buf[..at].iter().chain(&buf[at + p.dst_len()..]);
-                    assert!(outside.clone().all(|&b| b == 0x5A));
-                }
-            }
+            let p = p.clone().with_stream_min(stream_min);
+            each(&format!("{simd:?}, stream_min {stream_min}"), &|s, d| p.run(s, d).unwrap());
+            #[cfg(feature = "rayon")]
+            each(&format!("parallel, {simd:?}, stream_min {stream_min}"), &|s, d| {
+                p.run_parallel(s, d).unwrap()
+            });
         }
     }
+    let measuring = p.clone().__with_measure_min(0);
+    each("measuring", &|s, d| measuring.run(s, d).unwrap());
+    let owned = p.run_owned(&src).unwrap();
+    assert_eq!((&owned[..], owned.as_ptr() as usize % 64), (&want[..], 0));
 }
 
 #[test]
@@ -381,4 +392,74 @@ fn zero_sized_arrays_zero_the_destination() {
     p.run(&[], &mut []).unwrap();
     let p = plan("f32[0]{0}", "f32[0]{0}");
     p.run(&[], &mut []).unwrap();
+}
+
+#[test]
+fn a_measuring_run_times_slices_of_its_own_work_and_remembers_the_winner() {
+    // A shape no other test plans: the remembered choice is this test's.
+    let p = plan("f32[264,328]{1,0}", "f32[264,328]{0,1}").__with_measure_min(0);
+    assert_eq!(p.choice().how(), ChosenBy::Rules);
+    let candidates = p.__candidates();
+    // Two levels (where AVX2 runs), both kinds of stores, three transpose row counts.
+    let levels = Simd::supported().filter(|&s| s >= Simd::Sse2).count().max(1);
+    let streams = if p.simd() == Simd::Portable { 1 } else { 2 };
+    assert_eq!(candidates.len(), levels * streams * 3);
+    let src = noise(p.src_len(), 5);
+    let mut dst = AlignedBox::zeroed(p.dst_len());
+    dst.fill(0xA5);
+    p.run(&src, &mut dst).unwrap();
+    assert_eq!(dst[..], reference(&p, &src));
+    let choice = p.choice();
+    let ChosenBy::Measured { candidates: timed, measured_bytes, .. } = choice.how() else {
+        panic!("{choice}")
+    };
+    // The first stage's levels and stores, then the winner's two other row counts; on at
+    // most three slices of 128 for each candidate of each stage (the second stage's three
+    // row counts include the first stage's winner, timed again).
+    assert_eq!(timed, levels * streams + 2);
+    let most = p.dst_len() * 3 * (levels * streams + 3) / 128 + 4096;
+    assert!(measured_bytes > 0 && measured_bytes <= most, "{measured_bytes}");
+    assert!(candidates.iter().any(|c| c.ctx() == choice.ctx()), "{choice}");
+    // Later runs and plans of the shape take the remembered choice, without measuring; a
+    // destination elsewhere in a cache line is measured apart.
+    let again = plan("f32[264,328]{1,0}", "f32[264,328]{0,1}").__with_measure_min(0);
+    assert_eq!(again.choice(), choice);
+    dst.fill(0x5A);
+    again.run(&src, &mut dst).unwrap();
+    assert_eq!(dst[..], reference(&p, &src));
+    assert_eq!(again.choice(), choice);
+    let (mut buf, at) = placed(p.dst_len(), 16, 0);
+    let off = &mut buf[at..at + p.dst_len()];
+    assert_eq!(again.choice_for(off).how(), ChosenBy::Rules);
+    again.run(&src, off).unwrap();
+    assert_eq!(off[..], reference(&p, &src));
+    assert!(matches!(again.choice_for(off).how(), ChosenBy::Measured { .. }));
+    // What the caller fixed is not measured, and is remembered apart.
+    let fixed = again.clone().with_simd(Simd::Portable).with_stream_min(usize::MAX);
+    assert_eq!(fixed.choice().how(), ChosenBy::Rules);
+    assert_eq!(fixed.__candidates().len(), 3);
+    fixed.run(&src, &mut dst).unwrap();
+    assert_eq!(dst[..], reference(&p, &src));
+    let by = fixed.choice();
+    assert!(matches!(by.how(), ChosenBy::Measured { candidates: 3, .. }), "{by}");
+    assert_eq!((by.simd(), by.streams()), (Simd::Portable, false));
+    assert!(by.to_string().ends_with("(SIMD level and stores forced)"), "{by}");
+    // Measuring off: the rules.
+    assert_eq!(again.with_measuring(false).choice().how(), ChosenBy::Rules);
+}
+
+#[test]
+fn small_blocks_are_not_measured() {
+    // Fewer slices than the candidates need: the rules decide, nothing is remembered.
+    let p = plan("f32[9,10]{1,0}", "f32[9,10]{0,1}").__with_measure_min(0);
+    let src = noise(p.src_len(), 6);
+    let mut dst = vec![0; p.dst_len()];
+    p.run(&src, &mut dst).unwrap();
+    assert_eq!(dst, reference(&p, &src));
+    assert_eq!(p.choice().how(), ChosenBy::Rules);
+    // Runs copy the same way at every level: only the stores and the order of the loops
+    // (tile rows, tiles, rows of a tile: tiles inside rows, or rows inside tiles) are chosen.
+    let runs = plan("f32[512,256]{1,0}", "f32[512,256]{1,0:T(8,128)}");
+    let streams = if runs.simd() == Simd::Portable { 1 } else { 2 };
+    assert_eq!(runs.__candidates().len(), streams * 2);
 }

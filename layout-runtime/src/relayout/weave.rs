@@ -283,7 +283,7 @@ mod simd {
             }
             (Dir::Deinterleave, 2, _, 2, Level::Avx2(avx)) => {
                 let (s, d) = (bytemuck::cast_slice(s), bytemuck::cast_slice_mut(d));
-                avx2::deinterleave_u16x2(avx, s, d, t, rep);
+                avx2::deinterleave_u16x2(avx, s, d, t, rep, stream);
             }
             (Dir::Deinterleave, 2, _, 2, Level::Sse2) => {
                 sse2::deinterleave_u16x2(
@@ -291,6 +291,7 @@ mod simd {
                     bytemuck::cast_slice_mut(d),
                     t,
                     rep,
+                    stream,
                 );
             }
             _ => return false,

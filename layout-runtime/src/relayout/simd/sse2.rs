@@ -12,7 +12,7 @@ use core::arch::x86_64::{
 
 use super::super::geometry::{Rep, Transpose};
 use super::groups::{self, Group};
-use super::stream::prefetch;
+use super::stream::{prefetch, put16, whole_lines};
 
 type E4 = [u8; 4];
 type V = [u8; 16];
@@ -113,31 +113,49 @@ pub(in super::super) fn groups<G: Group>(
 /// `dst[t.dst + r·dst_row_stride + i]`, for `t` and its `rep` copies, eight columns at a time (each lane shifted into place,
 /// then a saturating pack that cannot saturate: the values are sign-extended 16-bit).
 ///
-/// Plain stores: streamed ones measured slower here, as the two destination rows are
-/// written side by side.
+/// With `stream`, the whole cache lines of each destination row piece are streamed, the
+/// rest written with plain stores (a destination on a line boundary is all whole lines),
+/// one row's piece after the other.
 #[allow(unused_unsafe)]
 pub(in super::super) fn deinterleave_u16x2(
     src: &[[u8; 2]],
     dst: &mut [[u8; 2]],
     t: Transpose,
     rep: Rep,
+    stream: bool,
 ) {
     let n = t.rows - t.rows % 8;
     for p in t.repeat(rep) {
         let (words, r0, r1) = pair_rows::<V>(src, dst, p, n);
-        for (w, (o0, o1)) in words.iter().zip(r0.iter_mut().zip(r1)) {
+        let lines = [whole_lines(bytemuck::cast_slice(r0)), whole_lines(bytemuck::cast_slice(r1))];
+        // Streamed where the 16 bytes lie in whole lines of the row's piece.
+        let streams = |r: usize, k: usize| {
+            stream && lines[r].contains(&(16 * k)) && 16 * k + 16 <= lines[r].end
+        };
+        let rows = |w: &[V; 2]| {
             let (v0, v1) = (bytemuck::cast::<V, __m128i>(w[0]), bytemuck::cast(w[1]));
             // SAFETY: shifts and packs need SSE2, enabled wherever this module is compiled;
             // they compute on register values and touch no memory.
-            let (even, odd) = unsafe {
+            unsafe {
                 let low = |v| _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
-                (
+                [
                     _mm_packs_epi32(low(v0), low(v1)),
                     _mm_packs_epi32(_mm_srai_epi32(v0, 16), _mm_srai_epi32(v1, 16)),
-                )
-            };
-            *o0 = bytemuck::cast(even);
-            *o1 = bytemuck::cast(odd);
+                ]
+            }
+        };
+        if stream {
+            // One row's piece whole, then the other's (see `avx2::deinterleave_u16x2`).
+            for (r, out) in [r0, r1].into_iter().enumerate() {
+                for (k, (w, o)) in words.iter().zip(out).enumerate() {
+                    put16(core::array::from_mut(o), [rows(w)[r]], streams(r, k));
+                }
+            }
+        } else {
+            for (w, (o0, o1)) in words.iter().zip(r0.iter_mut().zip(r1)) {
+                let [even, odd] = rows(w);
+                (*o0, *o1) = (bytemuck::cast(even), bytemuck::cast(odd));
+            }
         }
         p.part(n, 0, p.rows - n, 2).scalar(src, dst);
     }

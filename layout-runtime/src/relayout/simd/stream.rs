@@ -54,6 +54,14 @@ pub(in super::super) fn put16<const K: usize>(
     }
 }
 
+/// The bytes of `out` in whole cache lines: what a kernel may stream without leaving a
+/// partial line (the rest it writes with plain stores).
+#[inline(always)]
+pub(in super::super) fn whole_lines(out: &[u8]) -> core::ops::Range<usize> {
+    let first = out.as_ptr().align_offset(LINE).min(out.len());
+    first..first + (out.len() - first) / LINE * LINE
+}
+
 /// `dst.copy_from_slice(src)` with non-temporal stores for the whole cache lines of `dst`:
 /// the lines go to memory without first being read into the cache (a plain store reads
 /// each destination line before overwriting it, half again the memory traffic of a copy).
@@ -167,6 +175,35 @@ pub(in super::super) fn fence() {
     // need no fence.
 }
 
+/// Writes every cache line `bytes` touches back to memory and drops it from the caches
+/// (`clflush`), then waits for that to finish: how a measuring plan charges cached stores
+/// the write-backs they leave for later (`measure`).
+#[cfg(feature = "std")]
+#[allow(unused_unsafe)]
+pub(in super::super) fn flush(bytes: &[u8]) {
+    let first = (bytes.as_ptr() as usize) % LINE;
+    for k in (0..bytes.len() + first).step_by(LINE) {
+        let Some(byte) = bytes.get(k.saturating_sub(first)) else { break };
+        // SAFETY: `_mm_clflush` needs SSE2 (enabled wherever this module is compiled) and
+        // an address; it writes the line back if dirty and invalidates it, without changing
+        // what any thread reads from that memory. The address is that of a byte of a live
+        // slice we hold a shared reference to.
+        #[cfg(not(miri))]
+        unsafe {
+            core::arch::x86_64::_mm_clflush(core::ptr::from_ref(byte))
+        }
+        // Miri cannot run `clflush`; the lines stay, which changes only timings.
+        #[cfg(miri)]
+        let _ = byte;
+    }
+    // SAFETY: `_mm_mfence` needs SSE2; it takes no operands and only orders memory
+    // accesses, here the flushes above before the clock is read again.
+    #[cfg(not(miri))]
+    unsafe {
+        core::arch::x86_64::_mm_mfence()
+    }
+}
+
 /// Asks for the cache line holding `x` to be loaded into the cache.
 #[allow(unused_unsafe)]
 #[inline(always)]
@@ -216,6 +253,21 @@ mod tests {
                     assert!(dst[..offset].iter().chain(&dst[offset + len..]).all(|&b| b == 0));
                 }
             }
+        }
+    }
+
+    /// The boundary of `flush`: every line a slice touches, the partial first and last
+    /// ones included, and no byte changes; an empty slice flushes nothing.
+    #[cfg(feature = "std")]
+    #[test]
+    fn flush_keeps_every_byte() {
+        let src: [u8; 300] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+        let mut buf = src;
+        for (at, len) in [(0, 0), (0, 300), (1, 63), (63, 2), (17, 200), (64, 64)] {
+            buf[at..at + len].iter_mut().for_each(|b| *b = b.wrapping_add(1));
+            flush(&buf[at..at + len]);
+            buf[at..at + len].iter_mut().for_each(|b| *b = b.wrapping_sub(1));
+            assert_eq!(buf, src, "at {at} len {len}");
         }
     }
 
