@@ -22,6 +22,9 @@ layout! {
     struct Complex = c64[3]{0:T(2)};
     struct Bits = pred[5]{0:L(8)};
     struct Longer = f32[8]{0:T(2,2)};
+    /// An inverse program with more registers than the library's `index_of_program` has: its
+    /// `index_of` is written out.
+    struct Rank8 = f32[3,3,3,3,3,3,3,3]{7,6,5,4,3,2,1,0:T(2,2,2,2,2,2,2,2)(2,2)(2,1)};
 }
 
 // The promises: zero-sized, Copy, Send, Sync, the traits; nothing else is derived (each derive
@@ -96,6 +99,7 @@ fn every_form_and_kind_agrees_with_the_runtime() {
     agrees_with_runtime(Complex);
     agrees_with_runtime(Bits);
     agrees_with_runtime(Longer);
+    agrees_with_runtime(Rank8);
 }
 
 #[test]

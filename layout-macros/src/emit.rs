@@ -15,7 +15,7 @@
 //! and tools treat them as generated. `tests/macro_lints.rs` compiles expansions under
 //! rustc's and clippy's strict lints set to deny.
 
-use layout_runtime::TileDim;
+use layout_runtime::{IndexStep, Plan, TileDim};
 use proc_macro2::{Ident, Literal, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
@@ -53,17 +53,16 @@ pub fn layout(krate: &TokenTree, def: &LayoutDef, c: &Checked, storage: &Storage
     let vis = &def.vis;
     let plan = &c.plan;
     let index = local("index");
-    let offset = local("offset");
     let idx = index_type(plan.rank());
     let dims = plan.dims().iter().map(|&n| lit(n));
     let out_of_range = format!("index out of bounds for the layout {text}");
     let forward = forward_body(&plan.index_program(), &index);
-    let inverse = inverse_body(plan, &offset, &x);
     let tile_text = match storage {
         Storage::Typed(Some(tile)) if matrix_tile(tile).is_some() => tile.array.to_string(),
         _ => String::new(),
     };
-    let functions = [quote!(#name::offset_unchecked), quote!(#name::index_of)];
+    let (index_of, inverse) = index_function(&x, &quote!(#name), plan);
+    let functions = [quote!(#name::offset_unchecked), index_of, inverse];
     let constants = constants(&x, &quote!(#name), &functions, c, &text, &tile_text);
     // usize has 16 bits at least: a larger count is checked against the target's.
     let largest = plan.grid_len().max(plan.padded_len()).max(plan.byte_len()) as u64;
@@ -120,11 +119,6 @@ pub fn layout(krate: &TokenTree, def: &LayoutDef, c: &Checked, storage: &Storage
                     #forward
                 }
 
-                /// The logical index stored at an offset; `None` for padding or beyond the grid.
-                #[inline]
-                pub const fn index_of(self, #offset: usize) -> #x::Option<#idx> {
-                    #inverse
-                }
             }
 
             #[automatically_derived]
@@ -144,12 +138,62 @@ fn index_type(rank: usize) -> TokenStream {
     quote!([usize; #rank])
 }
 
-/// The value of `Constants` for `c`: the layout's `value`, its two `functions` (offset,
-/// index), and `tile_text` for a [`matrix_tile`].
+/// `index_of` of the layout `ty` and the `Inverse` it reads: the library's one
+/// `program_index_of` over the plan's inverse program as data, or, for a program with more
+/// registers than that function has, the program written out as a closure (with
+/// `Inverse::NONE`).
+pub(crate) fn index_function(
+    x: &TokenStream,
+    ty: &TokenStream,
+    plan: &Plan,
+) -> (TokenStream, TokenStream) {
+    let p = plan.inverse_program();
+    let rank = lit(plan.rank());
+    if p.registers > layout_runtime::fixed::Inverse::MAX_REGISTERS {
+        let offset = local("offset");
+        let idx = index_type(plan.rank());
+        let inverse = inverse_body(plan, &offset, x);
+        let closure = quote!(|_, #offset: usize| -> #x::Option<#idx> { #inverse });
+        return (closure, quote!(#x::Inverse::NONE));
+    }
+    let grid = lit(plan.grid_len());
+    let sizes = plan.expanded_shape().iter().map(|&n| lit(n));
+    let inputs = p.inputs.iter().map(|&r| lit(r));
+    let steps = p.steps.iter().map(|step| match *step {
+        IndexStep::DivRem { src, quotient, remainder, divisor } => {
+            let (src, quotient, remainder, divisor) =
+                (lit(src), lit(quotient), lit(remainder), lit(divisor));
+            quote!(#x::IndexStep::DivRem { src: #src, quotient: #quotient, remainder: #remainder, divisor: #divisor })
+        }
+        IndexStep::MulAdd { dst, a, multiplier, b, bound } => {
+            let (dst, a, multiplier, b) = (lit(dst), lit(a), lit(multiplier), lit(b));
+            let bound = match bound {
+                Some(n) => {
+                    let n = lit(n);
+                    quote!(#x::Option::Some(#n))
+                }
+                None => quote!(#x::Option::None),
+            };
+            quote!(#x::IndexStep::MulAdd { dst: #dst, a: #a, multiplier: #multiplier, b: #b, bound: #bound })
+        }
+    });
+    (
+        quote!(#x::program_index_of::<#ty, #rank>),
+        quote!(#x::Inverse {
+            grid_len: #grid,
+            sizes: &[#(#sizes),*],
+            inputs: &[#(#inputs),*],
+            steps: &[#(#steps),*],
+        }),
+    )
+}
+
+/// The value of `Constants` for `c`: the layout's `value`, its `functions` (offset, index)
+/// with the `Inverse` the index function reads, and `tile_text` for a [`matrix_tile`].
 fn constants(
     x: &TokenStream,
     value: &TokenStream,
-    [offset_fn, index_fn]: &[TokenStream; 2],
+    [offset_fn, index_fn, inverse]: &[TokenStream; 3],
     c: &Checked,
     text: &str,
     tile_text: &str,
@@ -187,6 +231,7 @@ fn constants(
             layout: #value,
             offset_unchecked: #offset_fn,
             index_of: #index_fn,
+            inverse: #inverse,
             dims: &[#(#dims),*],
             minor_to_major: &[#(#m2m),*],
             tiles: &[#(#tiles),*],
@@ -277,15 +322,11 @@ fn tile_impls(x: &TokenStream, name: &Ident, elem: &TokenStream, c: &Checked) ->
         };
     }
     let index = local("index");
-    let offset = local("offset");
     let idx = index_type(plan.rank());
     let forward = forward_body(&plan.index_program(), &index);
-    let inverse = inverse_body(plan, &offset, x);
-    // The tile's index arithmetic as closures: functions with no name to add anywhere.
-    let functions = [
-        quote!(|_, #index: #idx| -> usize { #forward }),
-        quote!(|_, #offset: usize| -> #x::Option<#idx> { #inverse }),
-    ];
+    // The tile's offset arithmetic as a closure: a function with no name to add anywhere.
+    let (index_of, inverse) = index_function(x, &quote!(#x::TileLayout<Self>), plan);
+    let functions = [quote!(|_, #index: #idx| -> usize { #forward }), index_of, inverse];
     let text = c.array.to_string();
     let constants = constants(x, &quote!(#x::TileLayout::NEW), &functions, c, &text, "");
     quote! {

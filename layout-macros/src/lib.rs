@@ -10,7 +10,8 @@
 //!   back to the tokens it covers; one invocation's text is bounded;
 //! - `storage`: which storage the elements allow (typed, packed, none) and the tile layout;
 //! - `tokens`, `program`: token helpers, and the runtime plan's index programs as `const fn`
-//!   bodies with literal divisors;
+//!   bodies with literal divisors (the forward one; the inverse one as data for the library's
+//!   `index_of_program`, written out only past its register count);
 //! - `emit`: the type and its impls, only what differs between layouts;
 //! - `fallback`: after an error, a placeholder of the right kind, so errors do not cascade;
 //! - `expand`: the steps in order, for one invocation.

@@ -1,6 +1,7 @@
 //! Index programs as Rust: the runtime plan's forward program (logical index to offset) and
-//! inverse program (offset to logical index) as straight-line `const fn` bodies with literal
-//! divisors and strides, so that the optimizer turns power-of-two tiles into shifts and masks.
+//! inverse program (offset to logical index, for a program too large for the library's
+//! `index_of_program`) as straight-line bodies with literal divisors and strides, so that the
+//! optimizer turns power-of-two tiles into shifts and masks.
 
 use layout_runtime::{IndexProgram, IndexStep, Plan};
 use proc_macro2::{Ident, TokenStream};

@@ -17,6 +17,7 @@ macro_rules! constants {
             layout: $layout,
             offset_unchecked: $offset,
             index_of: $index_of,
+            inverse: crate::fixed::Inverse::NONE,
             dims: &$dims,
             minor_to_major: &$m2m,
             tiles: &$tiles,

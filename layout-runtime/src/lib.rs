@@ -85,12 +85,12 @@ pub use aligned::AlignedBox;
 pub use checked::CheckedArray;
 #[cfg(feature = "alloc")]
 pub use error::{Error, ErrorKind, Location, Path, RenderedError};
+pub use fixed::IndexStep;
 #[cfg(feature = "alloc")]
 pub use parse::SourceMap;
 #[cfg(feature = "alloc")]
 pub use plan::{
-    IndexProgram, IndexStep, MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets,
-    TileLevel,
+    IndexProgram, MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets, TileLevel,
 };
 #[cfg(feature = "alloc")]
 pub use relayout::{relayout, ChosenBy, RelayoutChoice, RelayoutPlan, Simd};

@@ -16,23 +16,36 @@ fn expression_form_is_a_block_with_the_value() {
     assert!(out.contains(r#"text : "f32[3,5]{1,0:T(2,2)}""#), "{out}");
 }
 
-/// The generated `offset_unchecked` and `index_of` of `text`, as a standalone Rust file with
-/// the `$crate::__private` paths they use provided by a stand-in module.
+/// The generated `offset_unchecked` of `text`, and its `index_of` (the library's
+/// `index_of_program`, compiled from its own source file, over the generated `Inverse`), as a
+/// standalone Rust file with the `$crate::__private` paths they use provided by a stand-in
+/// module.
 fn standalone(text: &str) -> String {
     let shape: layout_runtime::Shape = text.parse().unwrap();
     let plan = shape.as_array().unwrap().plan().unwrap();
     let x = quote!(krate::__private);
     let index = proc_macro2::Ident::new("index", proc_macro2::Span::call_site());
-    let offset = proc_macro2::Ident::new("offset", proc_macro2::Span::call_site());
     let forward = crate::program::forward_body(&plan.index_program(), &index);
-    let inverse = crate::program::inverse_body(&plan, &offset, &x);
+    let (index_of, inverse) = crate::emit::index_function(&x, &quote!(Layout), &plan);
+    assert!(index_of.to_string().contains("program_index_of"), "{index_of}");
     let rank = proc_macro2::Literal::usize_unsuffixed(plan.rank());
+    let library: proc_macro2::TokenStream =
+        include_str!("../../../layout-runtime/src/fixed/inverse.rs").parse().unwrap();
     quote! {
-        mod krate { pub mod __private { pub use core; pub use core::option::Option; } }
+        mod krate {
+            pub mod __private {
+                pub use core::option::Option;
+                pub use crate::inverse::{index_of_program, IndexStep, Inverse};
+            }
+        }
+        mod inverse { #library }
         #[no_mangle]
         pub fn generated_offset(index: [usize; #rank]) -> usize { #forward }
         #[no_mangle]
-        pub fn generated_index_of(offset: usize) -> Option<[usize; #rank]> { #inverse }
+        pub fn generated_index_of(offset: usize) -> Option<[usize; #rank]> {
+            const INVERSE: krate::__private::Inverse = #inverse;
+            krate::__private::index_of_program::<#rank>(&INVERSE, offset)
+        }
     }
     .to_string()
 }
@@ -159,4 +172,17 @@ fn one_invocation_reads_at_most_64_kib() {
                     items into several `layout!` invocations";
     assert!(out.contains(expected), "{}", &out[..out.len().min(600)]);
     assert!(!out.contains("StaticLayout"), "nothing is generated past the limit");
+}
+
+#[test]
+fn an_inverse_program_past_the_library_s_registers_is_written_out() {
+    // Rank 8, three tile levels: 34 registers, more than `index_of_program` has.
+    let text = "f32[3,3,3,3,3,3,3,3]{7,6,5,4,3,2,1,0:T(2,2,2,2,2,2,2,2)(2,2)(2,1)}";
+    let shape: layout_runtime::Shape = text.parse().unwrap();
+    let plan = shape.as_array().unwrap().plan().unwrap();
+    let registers = plan.inverse_program().registers;
+    assert!(registers > layout_runtime::fixed::Inverse::MAX_REGISTERS, "{registers}");
+    let (index_of, inverse) = crate::emit::index_function(&quote!(x), &quote!(L), &plan);
+    assert!(index_of.to_string().starts_with("| _ , offset : usize |"), "{index_of}");
+    assert_eq!(inverse.to_string(), "x :: Inverse :: NONE");
 }

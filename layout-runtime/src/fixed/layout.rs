@@ -1,10 +1,11 @@
 //! The traits of a layout fixed at compile time, and what they are made of. What `layout!`
-//! writes per layout is only what differs between layouts: one value of [`Constants`], the
-//! index arithmetic, and the storage types; every other item comes from the defaults here,
+//! writes per layout is only what differs between layouts: one value of [`Constants`] (with
+//! the inverse index program as data), the offset arithmetic, and the storage types; every other item comes from the defaults here,
 //! written once.
 
 use core::fmt;
 
+use super::inverse::{index_of_program, Inverse};
 use crate::{Element, PrimitiveType, SubByte, TileDim};
 
 /// A logical index of a static layout: `[usize; RANK]`, for every rank.
@@ -65,8 +66,12 @@ pub struct Constants<L: StaticLayout> {
     pub layout: L,
     /// [`StaticLayout::offset_unchecked`]: the layout's own `const fn`.
     pub offset_unchecked: fn(L, L::Index) -> usize,
-    /// [`StaticLayout::index_of`]: the layout's own `const fn`.
+    /// [`StaticLayout::index_of`]: [`program_index_of`] over [`Constants::inverse`] for what
+    /// `layout!` generates, else the layout's own function.
     pub index_of: fn(L, usize) -> Option<L::Index>,
+    /// The inverse index program that [`program_index_of`] runs ([`Inverse::NONE`] when
+    /// `index_of` is a function of its own).
+    pub inverse: Inverse,
     /// [`StaticLayout::DIMS`].
     pub dims: &'static [usize],
     /// [`StaticLayout::MINOR_TO_MAJOR`].
@@ -90,6 +95,17 @@ pub struct Constants<L: StaticLayout> {
     pub byte_len: usize,
     /// [`StaticLayout::XLA_BYTE_SIZE`].
     pub xla_byte_size: Option<u64>,
+}
+
+/// [`StaticLayout::index_of`] of a layout `layout!` generates: [`index_of_program`] over its
+/// [`Constants::inverse`].
+#[doc(hidden)]
+#[inline]
+pub fn program_index_of<L: StaticLayout, const N: usize>(
+    _: L,
+    offset: usize,
+) -> Option<[usize; N]> {
+    index_of_program::<N>(&L::CONSTANTS.inverse, offset)
 }
 
 /// The bounds check of the `offset` that `layout!` generates: panics with `message` (in a
@@ -154,8 +170,8 @@ fn out_of_bounds<I: LogicalIndex>(index: I, text: &str) -> ! {
 
 /// A layout known at compile time: the constants of a validated array shape and its
 /// offset map. Implemented by the types the `layout!` macro generates (zero-sized,
-/// `Copy`), which also have `const fn` versions of `offset`, `offset_unchecked` and
-/// `index_of`.
+/// `Copy`), which also have `const fn` versions of `offset` and `offset_unchecked`
+/// (`index_of` is the trait's, one function for every layout).
 ///
 /// ```
 /// use layout_runtime::fixed::StaticLayout;

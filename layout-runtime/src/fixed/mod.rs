@@ -31,6 +31,7 @@
 //! ```
 
 mod buffer;
+mod inverse;
 mod layout;
 mod packed;
 mod rows;
@@ -42,7 +43,11 @@ use core::fmt;
 pub use buffer::HeapBuffer;
 pub use buffer::{Buffer, Inline, StaticView, StaticViewMut};
 #[doc(hidden)]
-pub use layout::{check_index, check_usize, Constants};
+pub use inverse::IndexStep;
+#[doc(hidden)]
+pub use inverse::{index_of_program, Inverse};
+#[doc(hidden)]
+pub use layout::{check_index, check_usize, program_index_of, Constants};
 pub use layout::{
     LogicalIndex, PackedLayout, StaticLayout, StaticMemoryOrder, StorageArray, TypedLayout,
 };

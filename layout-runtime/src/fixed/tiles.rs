@@ -7,7 +7,8 @@ use core::marker::PhantomData;
 use core::slice::{ChunksExact, ChunksExactMut};
 
 use super::{
-    Constants, LogicalIndex, StaticLayout, StaticView, StaticViewMut, StorageArray, TypedLayout,
+    Constants, Inverse, LogicalIndex, StaticLayout, StaticView, StaticViewMut, StorageArray,
+    TypedLayout,
 };
 use crate::TileDim;
 
@@ -169,6 +170,7 @@ where
         layout: MatrixTile(PhantomData),
         offset_unchecked: Self::matrix_offset,
         index_of: Self::matrix_index_of,
+        inverse: Inverse::NONE,
         dims: &[R, C],
         minor_to_major: &[1, 0],
         tiles: if K > 1 { &[&[TileDim::Size(K as u64), TileDim::Size(1)]] } else { &[] },

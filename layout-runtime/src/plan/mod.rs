@@ -43,8 +43,8 @@ use crate::{ArrayShape, CheckedArray, Divider, Error, ErrorKind, Location, Path}
 pub(crate) use build::{Space, Step};
 pub use iter::{MemoryOrder, RowMajor, RowMajorOffsets};
 pub use level::TileLevel;
+pub use program::IndexProgram;
 use program::{build_forward, build_inverse, exec, with_regs, Program};
-pub use program::{IndexProgram, IndexStep};
 pub use recipe::PadReshapeTranspose;
 use tables::Tables;
 

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use super::build::{Space, Step};
 use super::{Plan, Reg};
-use crate::Divider;
+use crate::{Divider, IndexStep};
 
 /// Register files up to this size live on the stack in `offset` and `index_of`.
 pub(crate) const INLINE_REGS: usize = 48;
@@ -201,46 +201,6 @@ pub(crate) fn build_inverse(space: &Space) -> Program {
         })
         .collect();
     Program::new(ops, space.axes.clone(), space.expanded.clone(), space.registers())
-}
-
-/// One step of an [`IndexProgram`]: straight-line code over registers holding `usize`
-/// values. A register never written holds 0.
-///
-/// ```
-/// use layout_runtime::{ArrayShape, IndexStep};
-/// let s: ArrayShape = "f32[3,5]{1,0:T(2,2)}".parse()?;
-/// let p = s.plan()?.index_program();
-/// assert_eq!(p.steps[0], IndexStep::DivRem { src: 0, quotient: 2, remainder: 3, divisor: 2 });
-/// # Ok::<(), layout_runtime::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum IndexStep {
-    /// `regs[quotient] = regs[src] / divisor; regs[remainder] = regs[src] % divisor`
-    /// (`divisor` ≥ 1).
-    DivRem {
-        /// The register divided.
-        src: usize,
-        /// Where the quotient goes.
-        quotient: usize,
-        /// Where the remainder goes.
-        remainder: usize,
-        /// The divisor, a tile size or a dimension size.
-        divisor: usize,
-    },
-    /// `regs[dst] = regs[a] * multiplier + regs[b]`. In an inverse program the position being
-    /// decoded is padding unless the result is below `bound`.
-    MulAdd {
-        /// Where the result goes.
-        dst: usize,
-        /// The register multiplied.
-        a: usize,
-        /// The constant factor.
-        multiplier: usize,
-        /// The register added.
-        b: usize,
-        /// Inverse programs: the exclusive upper bound of a valid result.
-        bound: Option<usize>,
-    },
 }
 
 /// A plan's index map as straight-line code with constant operands, for code generators:
