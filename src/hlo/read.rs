@@ -12,6 +12,7 @@ use super::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
 use super::instruction::{self, Instruction};
 use super::lex::{for_each_top_level, split_name, Kind, Statement, Statements, TABLES};
+use super::metadata::Metadata;
 use super::module::{CallContext, Computation, Module, TextMap};
 use super::opcode::Opcode;
 
@@ -311,16 +312,20 @@ impl<'t> Builder<'t> {
             is_root: head.is_root,
             shape_text: head.shape_text,
             shape,
-            operands: tail.operands,
+            operands: tail.operands.into_boxed_slice(),
             parameter_number: tail.parameter_number,
             tuple_index: tail.tuple_index,
-            called: tail.called,
-            output_to_operand_aliasing: tail.output_to_operand_aliasing,
+            called: tail.called.into_boxed_slice(),
+            output_to_operand_aliasing: tail.output_to_operand_aliasing.into_boxed_slice(),
             attributes: tail.attributes,
-            metadata: tail.metadata,
             computation: self.open,
             position,
         });
+        // Most instructions of a hostile dump, and some of every dump, say nothing here:
+        // only those that do take room.
+        if tail.metadata != Metadata::default() {
+            self.m.metadata.push((id, tail.metadata));
+        }
         match self.m.instruction_ids.entry(head.name) {
             Entry::Vacant(e) => {
                 e.insert(id);
