@@ -215,6 +215,17 @@ fn call_attribute(key: &str, opcode: Opcode<'_>) -> Option<CallAttribute> {
 /// Reads `opcode(operands), attributes` (`rest` starts after the shape). `Err` says what
 /// is missing. Operands and called computations are left unresolved (`id: None`).
 pub(crate) fn tail<'t>(rest: &'t str) -> Result<Tail<'t>, &'static str> {
+    tail_into(rest, Vec::new())
+}
+
+/// [`tail`], collecting the operands into `operands` (emptied first): a reader passes
+/// the same vector for every instruction and copies the operands out at their exact
+/// length, one allocation each, where a vector per instruction would grow and shrink.
+pub(crate) fn tail_into<'t>(
+    rest: &'t str,
+    mut operands: Vec<Operand<'t>>,
+) -> Result<Tail<'t>, &'static str> {
+    operands.clear();
     let rest = rest.trim_start();
     let len = rest.bytes().take_while(|&b| is_name_byte(b)).count();
     if len == 0 {
@@ -235,7 +246,7 @@ pub(crate) fn tail<'t>(rest: &'t str) -> Result<Tail<'t>, &'static str> {
     };
     let mut t = Tail {
         opcode,
-        operands: Vec::new(),
+        operands,
         parameter_number: None,
         tuple_index: None,
         attributes,

@@ -10,7 +10,7 @@ use crate::{limits::MAX_NESTING, Error, Shape};
 use super::attribute::alias_pairs;
 use super::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
-use super::instruction::{self, Instruction};
+use super::instruction::{self, Instruction, Operand};
 use super::lex::{for_each_top_level, split_name, Kind, Statement, Statements, TABLES};
 use super::metadata::Metadata;
 use super::module::{CallContext, Computation, Module, TextMap};
@@ -141,6 +141,8 @@ struct Builder<'t> {
     full: bool,
     /// What could not be read.
     problems: Diagnostics,
+    /// The operands of the instruction being read (one vector reused for all of them).
+    operands: Vec<Operand<'t>>,
 }
 
 impl<'t> Builder<'t> {
@@ -290,7 +292,7 @@ impl<'t> Builder<'t> {
             self.shape(&s, head.shape_at, head.shape_text)
         };
         let rest = &s.text[head.shape_at + shape_len..];
-        let tail = match instruction::tail(rest) {
+        let tail = match instruction::tail_into(rest, std::mem::take(&mut self.operands)) {
             Ok(t) => t,
             Err(why) => {
                 return self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
@@ -312,7 +314,7 @@ impl<'t> Builder<'t> {
             is_root: head.is_root,
             shape_text: head.shape_text,
             shape,
-            operands: tail.operands.into_boxed_slice(),
+            operands: Box::from(tail.operands.as_slice()),
             parameter_number: tail.parameter_number,
             tuple_index: tail.tuple_index,
             called: tail.called.into_boxed_slice(),
@@ -321,6 +323,7 @@ impl<'t> Builder<'t> {
             computation: self.open,
             position,
         });
+        self.operands = tail.operands;
         // Most instructions of a hostile dump, and some of every dump, say nothing here:
         // only those that do take room.
         if tail.metadata != Metadata::default() {
