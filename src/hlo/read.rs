@@ -121,6 +121,10 @@ fn call_graph(m: &mut Module<'_>) {
     }
 }
 
+/// How many operands the reader copies out of its reused operand vector; longer lists
+/// take the vector itself.
+const SHORT_OPERAND_LIST: usize = 64;
+
 /// The reading state between statements.
 #[derive(Default)]
 struct Builder<'t> {
@@ -307,6 +311,16 @@ impl<'t> Builder<'t> {
             Some(c) => self.m.instructions.len() - self.m.computations[c].instructions.start(),
             None => 0,
         };
+        // Copied out of the reused vector at their exact length; a long list (a conditional
+        // naming its branch a million times) is handed over instead, and shrunk in place,
+        // rather than held twice.
+        let mut list = tail.operands;
+        let operands: Box<[Operand<'t>]> = if list.len() > SHORT_OPERAND_LIST {
+            std::mem::take(&mut list).into_boxed_slice()
+        } else {
+            Box::from(list.as_slice())
+        };
+        self.operands = list;
         let id = self.m.instructions.push(Instruction {
             line: s.line,
             name: head.name,
@@ -314,7 +328,7 @@ impl<'t> Builder<'t> {
             is_root: head.is_root,
             shape_text: head.shape_text,
             shape,
-            operands: Box::from(tail.operands.as_slice()),
+            operands,
             parameter_number: tail.parameter_number,
             tuple_index: tail.tuple_index,
             called: tail.called.into_boxed_slice(),
@@ -323,7 +337,6 @@ impl<'t> Builder<'t> {
             computation: self.open,
             position,
         });
-        self.operands = tail.operands;
         // Most instructions of a hostile dump, and some of every dump, say nothing here:
         // only those that do take room.
         if tail.metadata != Metadata::default() {
