@@ -76,8 +76,8 @@ pub struct Instruction<'t> {
     pub shape_text: &'t str,
     /// The result shape, if the parser and the validator accept it.
     pub shape: Option<ShapeId>,
-    /// Its operands, in order.
-    pub operands: Vec<Operand<'t>>,
+    /// Its operands, in order (a boxed slice: no spare capacity kept per instruction).
+    pub operands: Box<[Operand<'t>]>,
     /// `parameter(N)`: N.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parameter_number: Option<u64>,
@@ -85,15 +85,13 @@ pub struct Instruction<'t> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tuple_index: Option<u64>,
     /// The computations it calls.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub called: Vec<Called<'t>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub called: Box<[Called<'t>]>,
     /// `output_to_operand_aliasing={...}`: outputs that are operands' buffers.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub output_to_operand_aliasing: Vec<AliasPair>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub output_to_operand_aliasing: Box<[AliasPair]>,
     /// Everything after the operand list, as written (`kind=kLoop, calls=%f, ...`).
     pub attributes: &'t str,
-    /// Its `metadata={...}`.
-    pub metadata: Metadata<'t>,
     /// Its computation; `None` for an instruction outside any computation (a snippet).
     pub computation: Option<CompId>,
     /// Its place in its computation (the schedule order in a scheduled module), from 0.
@@ -217,6 +215,17 @@ fn call_attribute(key: &str, opcode: Opcode<'_>) -> Option<CallAttribute> {
 /// Reads `opcode(operands), attributes` (`rest` starts after the shape). `Err` says what
 /// is missing. Operands and called computations are left unresolved (`id: None`).
 pub(crate) fn tail<'t>(rest: &'t str) -> Result<Tail<'t>, &'static str> {
+    tail_into(rest, Vec::new())
+}
+
+/// [`tail`], collecting the operands into `operands` (emptied first): a reader passes
+/// the same vector for every instruction and copies the operands out at their exact
+/// length, one allocation each, where a vector per instruction would grow and shrink.
+pub(crate) fn tail_into<'t>(
+    rest: &'t str,
+    mut operands: Vec<Operand<'t>>,
+) -> Result<Tail<'t>, &'static str> {
+    operands.clear();
     let rest = rest.trim_start();
     let len = rest.bytes().take_while(|&b| is_name_byte(b)).count();
     if len == 0 {
@@ -237,7 +246,7 @@ pub(crate) fn tail<'t>(rest: &'t str) -> Result<Tail<'t>, &'static str> {
     };
     let mut t = Tail {
         opcode,
-        operands: Vec::new(),
+        operands,
         parameter_number: None,
         tuple_index: None,
         attributes,
@@ -362,6 +371,14 @@ mod tests {
             t.output_to_operand_aliasing,
             [AliasPair { output: vec![0], operand: 1, operand_index: vec![] }]
         );
+    }
+
+    /// Every instruction of a module is one of these: its size is most of what reading a
+    /// module costs per instruction (a hostile dump is hundreds of thousands of them).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn an_instruction_is_small() {
+        assert_eq!(std::mem::size_of::<Instruction<'_>>(), 184);
     }
 
     fn names<'a>(operands: &[Operand<'a>]) -> Vec<&'a str> {

@@ -11,7 +11,7 @@ use super::attribute::AliasPair;
 use super::diagnostic::Diagnostic;
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId};
 use super::instruction::Instruction;
-use super::metadata::{SourceLocation, SourceTables};
+use super::metadata::{Metadata, SourceLocation, SourceTables};
 
 /// A map keyed by a dump's text. Its hash is seeded at random per process (foldhash's
 /// `RandomState`): a hostile dump cannot aim at collisions it does not know, which it could
@@ -83,7 +83,7 @@ pub struct Computation<'t> {
 /// let n = m.instruction("n").unwrap();
 /// assert_eq!((n.name, n.opcode, n.is_root, n.line), ("n", Opcode::Other("negate"), true, 5));
 /// assert_eq!(n.operands[0].id, m.instruction_id("p"));
-/// assert_eq!(n.metadata.op_name.as_deref(), Some("jit(f)/neg"));
+/// assert_eq!(m.metadata(m.instruction_id("n").unwrap()).op_name.as_deref(), Some("jit(f)/neg"));
 /// assert!(m.diagnostics.is_empty());
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -116,7 +116,19 @@ pub struct Module<'t> {
     pub(crate) computation_ids: TextMap<&'t str, CompId>,
     /// Instruction names to ids (the first of each name): the module's one name table.
     pub(crate) instruction_ids: TextMap<&'t str, InstrId>,
+    /// The `metadata={...}` that say something, by instruction, in id order: kept beside
+    /// the instructions, not in each, so that an instruction without any costs nothing.
+    pub(crate) metadata: Vec<(InstrId, Metadata<'t>)>,
 }
+
+/// The metadata of an instruction that has none.
+static NO_METADATA: Metadata<'static> = Metadata {
+    op_type: None,
+    op_name: None,
+    source_file: None,
+    source_line: None,
+    stack_frame_id: None,
+};
 
 impl<'t> Module<'t> {
     /// The computation called `name` (without `%`).
@@ -173,6 +185,21 @@ impl<'t> Module<'t> {
         self.instructions[i].operand(slot)
     }
 
+    /// The `metadata={...}` of instruction `i` (the last it has, as XLA reads it); empty
+    /// when it has none.
+    ///
+    /// ```
+    /// let m = xlayout::hlo::Module::parse("%a = f32[2]{0} parameter(0), metadata={op_name=\"f/a\"}\n%b = f32[2]{0} negate(%a)\n");
+    /// let [a, b] = ["a", "b"].map(|n| m.metadata(m.instruction_id(n).unwrap()));
+    /// assert_eq!((a.op_name.as_deref(), b.op_name.as_deref()), (Some("f/a"), None));
+    /// ```
+    pub fn metadata(&self, i: InstrId) -> &Metadata<'t> {
+        match self.metadata.binary_search_by_key(&i, |&(j, _)| j) {
+            Ok(k) => &self.metadata[k].1,
+            Err(_) => &NO_METADATA,
+        }
+    }
+
     /// The shape of instruction `i`, if it was read and is valid.
     ///
     /// ```
@@ -192,7 +219,8 @@ impl<'t> Module<'t> {
     /// assert_eq!(at.map(|s| (s.file.into_owned(), s.line)), Some(("m.py".to_string(), 3)));
     /// ```
     pub fn source(&self, i: InstrId) -> Option<SourceLocation<'t>> {
-        let m = &self.instructions.get(i)?.metadata;
+        self.instructions.get(i)?;
+        let m = self.metadata(i);
         if let (Some(file), Some(line)) = (&m.source_file, m.source_line) {
             return Some(SourceLocation { file: file.clone(), line, function: None });
         }

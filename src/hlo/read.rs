@@ -10,8 +10,9 @@ use crate::{limits::MAX_NESTING, Error, Shape};
 use super::attribute::alias_pairs;
 use super::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
-use super::instruction::{self, Instruction};
+use super::instruction::{self, Instruction, Operand};
 use super::lex::{for_each_top_level, split_name, Kind, Statement, Statements, TABLES};
+use super::metadata::Metadata;
 use super::module::{CallContext, Computation, Module, TextMap};
 use super::opcode::Opcode;
 
@@ -120,6 +121,10 @@ fn call_graph(m: &mut Module<'_>) {
     }
 }
 
+/// How many operands the reader copies out of its reused operand vector; longer lists
+/// take the vector itself.
+const SHORT_OPERAND_LIST: usize = 64;
+
 /// The reading state between statements.
 #[derive(Default)]
 struct Builder<'t> {
@@ -140,6 +145,8 @@ struct Builder<'t> {
     full: bool,
     /// What could not be read.
     problems: Diagnostics,
+    /// The operands of the instruction being read (one vector reused for all of them).
+    operands: Vec<Operand<'t>>,
 }
 
 impl<'t> Builder<'t> {
@@ -289,7 +296,7 @@ impl<'t> Builder<'t> {
             self.shape(&s, head.shape_at, head.shape_text)
         };
         let rest = &s.text[head.shape_at + shape_len..];
-        let tail = match instruction::tail(rest) {
+        let tail = match instruction::tail_into(rest, std::mem::take(&mut self.operands)) {
             Ok(t) => t,
             Err(why) => {
                 return self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
@@ -304,6 +311,16 @@ impl<'t> Builder<'t> {
             Some(c) => self.m.instructions.len() - self.m.computations[c].instructions.start(),
             None => 0,
         };
+        // Copied out of the reused vector at their exact length; a long list (a conditional
+        // naming its branch a million times) is handed over instead, and shrunk in place,
+        // rather than held twice.
+        let mut list = tail.operands;
+        let operands: Box<[Operand<'t>]> = if list.len() > SHORT_OPERAND_LIST {
+            std::mem::take(&mut list).into_boxed_slice()
+        } else {
+            Box::from(list.as_slice())
+        };
+        self.operands = list;
         let id = self.m.instructions.push(Instruction {
             line: s.line,
             name: head.name,
@@ -311,16 +328,20 @@ impl<'t> Builder<'t> {
             is_root: head.is_root,
             shape_text: head.shape_text,
             shape,
-            operands: tail.operands,
+            operands,
             parameter_number: tail.parameter_number,
             tuple_index: tail.tuple_index,
-            called: tail.called,
-            output_to_operand_aliasing: tail.output_to_operand_aliasing,
+            called: tail.called.into_boxed_slice(),
+            output_to_operand_aliasing: tail.output_to_operand_aliasing.into_boxed_slice(),
             attributes: tail.attributes,
-            metadata: tail.metadata,
             computation: self.open,
             position,
         });
+        // Most instructions of a hostile dump, and some of every dump, say nothing here:
+        // only those that do take room.
+        if tail.metadata != Metadata::default() {
+            self.m.metadata.push((id, tail.metadata));
+        }
         match self.m.instruction_ids.entry(head.name) {
             Entry::Vacant(e) => {
                 e.insert(id);

@@ -273,7 +273,7 @@ impl Analysis<'_, '_> {
             owns_buffer: buffer.ownership.owns(),
             ownership: buffer.ownership,
             owned_bytes: buffer.owned.array_bytes,
-            op_name: ins.metadata.op_name.as_deref(),
+            op_name: m.metadata(i).op_name.as_deref(),
             source: m.source(i).map(|s| format!("{}:{}", s.file, s.line)),
             causes,
             best_layout: best.map(|b| b.layout.clone()),
@@ -397,7 +397,9 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
                     let key = match by {
                         GroupBy::Opcode => ins.opcode.as_str().to_string(),
                         GroupBy::Shape => ins.shape_text.to_string(),
-                        GroupBy::Op => op_prefix(ins.metadata.op_name.as_deref(), options.op_depth),
+                        GroupBy::Op => {
+                            op_prefix(m.metadata(i).op_name.as_deref(), options.op_depth)
+                        }
                     };
                     map.entry(key).or_default().add(&analysis.buffers[i].owned);
                 }

@@ -104,7 +104,7 @@ pub fn join<'m>(entries: &[Entry], module: &'m Module<'_>) -> Vec<Option<Joined<
                 shape: ins.shape_text,
                 bytes: dump_shape.and_then(|s| s.try_array().ok()).and_then(|a| a.byte_size().ok()),
                 same_shape,
-                op_name: ins.metadata.op_name.as_ref().map(|o| o.to_string()),
+                op_name: module.metadata(i).op_name.as_ref().map(|o| o.to_string()),
                 source: module.source(i).map(|s| format!("{}:{}", s.file, s.line)),
             })
         })

@@ -52,7 +52,7 @@ impl InPlace<'_, '_, '_> {
                 _ => None,
             }
         };
-        let aliasing = || ins.output_to_operand_aliasing.clone();
+        let aliasing = || ins.output_to_operand_aliasing.to_vec();
         match ins.opcode {
             Opcode::DynamicUpdateSlice => vec![pair(0, vec![], vec![])],
             Opcode::Scatter if n >= 5 => {

@@ -344,9 +344,13 @@ impl Peak {
         let measure = |f: fn(&NodeSizes) -> u64| -> Vec<(LiveRange, u64)> {
             values.iter().map(|v| (v.range, v.sizes.as_ref().map_or(0, f))).collect()
         };
-        let weights: Vec<(LiveRange, u64)> =
-            values.iter().map(|v| (v.range, v.weight.unwrap_or(0))).collect();
-        let (step, search) = sweep::peak_moment(&weights, steps);
+        // Each list of (range, size) lives only while it is swept: a module's values are
+        // hundreds of thousands in a large dump, and four such lists at once were a tenth
+        // of what reading it holds.
+        let (step, search) = sweep::peak_moment(
+            &values.iter().map(|v| (v.range, v.weight.unwrap_or(0))).collect::<Vec<_>>(),
+            steps,
+        );
         let mut live: Vec<ValueId> = values
             .iter_enumerated()
             .filter(|(_, v)| v.range.start <= step && step <= v.range.end)
@@ -364,12 +368,10 @@ impl Peak {
             let (step, total) = sweep::high_water(ranges, steps);
             Mark { step, instruction: s.at(step), total: clamp(total) }
         };
-        let (bytes, array, logical) =
-            (measure(|s| s.bytes), measure(|s| s.array_bytes), measure(|s| s.logical_bytes));
         let high_water = HighWater {
-            bytes: mark(&bytes),
-            array_bytes: mark(&array),
-            logical_bytes: mark(&logical),
+            bytes: mark(&measure(|s| s.bytes)),
+            array_bytes: mark(&measure(|s| s.array_bytes)),
+            logical_bytes: mark(&measure(|s| s.logical_bytes)),
         };
         let bounds = (!notes.is_empty()).then(|| {
             let rule = |r: Rule| notes.iter().any(|n| n.rule == r);

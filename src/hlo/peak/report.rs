@@ -189,7 +189,7 @@ impl Peak {
             cumulative_bytes,
             start: value.range.start,
             end: value.range.end,
-            op_name: ins.metadata.op_name.as_deref(),
+            op_name: m.metadata(value.instruction).op_name.as_deref(),
         }
     }
 
