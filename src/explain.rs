@@ -129,6 +129,15 @@ fn array(a: &ArrayShape, out: &mut String) -> Result<(), Error> {
         0 => format!("{} bytes each", t.byte_width()),
         e => format!("packed, {e} bits each (`E({e})`; first element in the low bits)"),
     };
+    // XLA's parser and layout verifier take `E(n)` on any type; its CPU and GPU compilers
+    // (`CpuGpuShapeVerifier`) reject it on a type that is not sub-byte, `pred` included.
+    let storage = if layout.element_size_in_bits != 0 && !t.is_sub_byte() {
+        format!(
+            "{storage}; XLA's CPU and GPU compilers reject `E(n)` on a type that is not sub-byte"
+        )
+    } else {
+        storage
+    };
     line(out, "element", &format!("{t}, {} bits, {storage}", t.bit_width()));
 
     let dims: Vec<String> = a
@@ -282,4 +291,33 @@ fn array(a: &ArrayShape, out: &mut String) -> Result<(), Error> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn element_line(text: &str) -> String {
+        let shape: Shape = text.parse().expect("valid");
+        let out = explain(&shape).expect("explained");
+        out.lines().find(|l| l.starts_with("element")).expect("an element line").to_string()
+    }
+
+    #[test]
+    fn a_custom_element_size_on_a_type_that_is_not_sub_byte_says_what_xla_cpu_and_gpu_do() {
+        assert_eq!(
+            element_line("bf16[64,384]{1,0:T(8,128)(2,1)E(4)}"),
+            "element      bf16, 16 bits, packed, 4 bits each (`E(4)`; first element in the low \
+             bits); XLA's CPU and GPU compilers reject `E(n)` on a type that is not sub-byte"
+        );
+        // At the type's own width too: the verifier checks only that `E` is set.
+        assert!(element_line("f32[4]{0:E(32)}").ends_with("on a type that is not sub-byte"));
+        assert!(element_line("pred[8]{0:E(1)}").ends_with("on a type that is not sub-byte"));
+        // Sub-byte types pack: nothing to add.
+        assert_eq!(
+            element_line("s4[3,5]{1,0:E(4)}"),
+            "element      s4, 4 bits, packed, 4 bits each (`E(4)`; first element in the low bits)"
+        );
+        assert_eq!(element_line("f32[3,5]"), "element      f32, 32 bits, 4 bytes each");
+    }
 }
