@@ -70,7 +70,9 @@ impl Tree {
     /// The tree of a shape whose facts are `facts` (their leaves are the tree's non-tuple
     /// nodes, in the same order).
     pub fn new(shape: &Shape, facts: &ShapeFacts) -> Tree {
-        let mut t = Tree { nodes: IndexVec::new() };
+        // Room for exactly its nodes: a tuple of a million leaves would otherwise keep room
+        // for 1,048,576 (and hold both vectors while the last one grows).
+        let mut t = Tree { nodes: IndexVec::from_raw(Vec::with_capacity(subshapes(shape, 0))) };
         let mut leaves = facts.leaves.iter();
         t.add(shape, &mut Vec::new(), &mut leaves);
         t
@@ -100,6 +102,7 @@ impl Tree {
                 let table = n.saturating_mul(8);
                 self.nodes[me].sizes =
                     Some(NodeSizes { bytes: table, array_bytes: table, logical_bytes: table });
+                self.nodes[me].children.reserve_exact(elements.len());
                 for (i, e) in elements.iter().enumerate() {
                     index.push(i as u32);
                     let child = self.add(e, index, leaves);
@@ -157,6 +160,17 @@ impl Tree {
     }
 }
 
+/// How many nodes the tree of `shape` (at tuple depth `depth`) has: as [`Tree::add`] makes
+/// them, a tuple nested deeper than [`MAX_DEPTH`] one node.
+fn subshapes(shape: &Shape, depth: usize) -> usize {
+    match shape {
+        Shape::Tuple(elements) if depth < MAX_DEPTH => {
+            1 + elements.iter().map(|e| subshapes(e, depth + 1)).sum::<usize>()
+        }
+        _ => 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +181,7 @@ mod tests {
             "(f32[2,3]{1,0}, (s4[64]{0:E(4)}, token[]), f32[10]{0:T(8)})".parse().unwrap();
         let f = ShapeFacts::new(&s, &mut 0);
         let t = Tree::new(&s, &f);
+        assert_eq!((subshapes(&s, 0), t.nodes.raw().len()), (6, 6));
         let index: Vec<&[u32]> = t.nodes.iter().map(|n| n.index.as_slice()).collect();
         assert_eq!(index, [&[][..], &[0], &[1], &[1, 0], &[1, 1], &[2]]);
         let bytes: Vec<u64> = t.nodes.iter().map(|n| n.sizes.unwrap().bytes).collect();
