@@ -335,7 +335,7 @@ impl Peak {
             }
             value_of[v] = Some(values.push(PeakValue {
                 instruction: value.instruction,
-                shape_index: node.index.clone(),
+                shape_index: tree.index(value.node),
                 phi: value.phi,
                 range,
                 sizes: node.sizes,
