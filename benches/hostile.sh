@@ -4,7 +4,7 @@
 # system), peak resident memory and exit status from GNU time, and whether the same run
 # finishes under `ulimit -v` of 1 GiB. `wc -l` of the same file is the floor, in the same
 # run, and `plain` (an ordinary module as dense in instructions as the densest classes) the
-# baseline. `hlo` and `peak` print their tables (`--format table`): a pipe would otherwise
+# baseline. `hlo`, `peak` and `oom` print their tables (`--format table`): a pipe would otherwise
 # get TSV, a row per instruction, output as large as the input. Prints a Markdown table
 # (BENCHMARKS.md, "Hostile input, second round").
 #
@@ -20,7 +20,7 @@ shift $(( $# < 3 ? $# : 3 ))
 classes=("$@")
 if [ ${#classes[@]} -eq 0 ]; then
     classes=(plain strings comments lone-cr gte-chain same-branch space-per-instruction space-per-leaf
-        while-conditions alias-pairs bad-index-gtes not-utf8-lines shape-lines endless-line)
+        while-conditions alias-pairs bad-index-gtes not-utf8-lines oom-lines shape-lines endless-line)
 fi
 cargo build --release -p xlayout-cli </dev/null >&2
 cargo build --release --example hostile_input </dev/null >&2
@@ -79,6 +79,14 @@ for class in "${classes[@]}"; do
         case $class in
         shape-lines)
             measure "$class, \`canon\`" "$f" "$exe" canon
+            ;;
+        oom-lines)
+            measure "$class, \`oom\`" "$f" "$exe" oom --format table -
+            ;;
+        not-utf8-lines)
+            measure "$class, \`hlo\`" "$f" "$exe" hlo --format table -
+            measure "$class, \`peak\`" "$f" "$exe" peak --format table -
+            measure "$class, \`oom\`" "$f" "$exe" oom --format table -
             ;;
         *)
             measure "$class, \`hlo\`" "$f" "$exe" hlo --format table -

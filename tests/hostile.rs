@@ -13,6 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use xlayout::hlo::{decode, Analysis, DiagnosticKind, Module, Peak, Report, ReportOptions, Rule};
+use xlayout::oom::OomReport;
 use xlayout::{limits, ArrayShape, Dim, ErrorKind, Layout, PrimitiveType, Shape, Tile};
 
 mod hostile_inputs;
@@ -283,7 +284,9 @@ const N: usize = 64 << 10;
 #[test]
 fn every_class_of_hostile_module_costs_work_linear_in_its_size() {
     let _one = one_at_a_time();
-    for class in Class::ALL.into_iter().filter(|&c| c != Class::ShapeLines) {
+    for class in
+        Class::ALL.into_iter().filter(|&c| !matches!(c, Class::ShapeLines | Class::OomLines))
+    {
         let small = hostile_inputs::generate(class, N);
         let large = hostile_inputs::generate(class, 4 * N);
         let start = Instant::now();
@@ -361,7 +364,7 @@ fn check(class: Class, bytes: &[u8], r: &Read) {
             // Each bad index is not followed, and says so.
             assert!(r.rules.contains(&Rule::Unfollowed), "{name}: {:?}", r.rules);
         }
-        Class::ShapeLines => {}
+        Class::ShapeLines | Class::OomLines => {}
     }
 }
 
@@ -376,4 +379,55 @@ fn bad_lines_cost_a_few_bytes_each() {
     assert_eq!(r.lines, 1_000_000);
     // The decoded text is 4 MB, 2 bytes per byte read, grown from 2 MB (both live then).
     assert!(w.peak < 4 * bytes.len(), "{} bytes at most for {} bytes", w.peak, bytes.len());
+}
+
+/// `xlayout oom` on bad lines (lines that are not UTF-8; lines in an entry that are no field
+/// of it), at N and 4N bytes: the bytes allocated and the peak of live bytes at 4N at most
+/// five times those at N plus N/4, and each bad line costs a few bytes at most: the lines
+/// are read one at a time, not held in a list, and past the first 100 problems of a kind
+/// a problem is a counter.
+#[test]
+fn an_oom_report_of_bad_lines_costs_a_few_bytes_a_line() {
+    let _one = one_at_a_time();
+    let parse = |bytes: &[u8]| {
+        let (text, _) = decode(bytes);
+        let r = OomReport::parse(&text);
+        (r.entries.len(), r.problems.iter().map(|p| (p.line, p.more)).collect::<Vec<_>>())
+    };
+    for class in [Class::NotUtf8Lines, Class::OomLines] {
+        let small = hostile_inputs::generate(class, N);
+        let large = hostile_inputs::generate(class, 4 * N);
+        let (r1, w1) = work(|| parse(&small));
+        let (r4, w4) = work(|| parse(&large));
+        eprintln!("oom {}: {w1:?} and {w4:?}", class.name());
+        let slack = N as f64 / 4.0;
+        for (what, a, b) in [
+            ("bytes allocated", w1.allocated as f64, w4.allocated as f64),
+            ("peak bytes", w1.peak as f64, w4.peak as f64),
+        ] {
+            assert!(b <= 5.0 * a + slack, "{}: {what} {a} then {b}", class.name());
+        }
+        for (bytes, (entries, problems), w) in [(&small, r1, w1), (&large, r4, w4)] {
+            let lines = bytes.split(|&b| b == b'\n').count() - 1;
+            match class {
+                // No report: nothing read, nothing wrong but that (said by the command).
+                // The decoded text is 2 bytes per byte read (grown from the input's
+                // length: both live then); no list of lines beside it.
+                Class::NotUtf8Lines => {
+                    assert_eq!((entries, problems.len()), (0, 0));
+                    assert!(w.peak < 4 * bytes.len(), "{} bytes for {}", w.peak, bytes.len());
+                }
+                // The entry, the first 100 of its unreadable lines (lines 5 to 104), and a
+                // count of the rest from line 105 on; the text is UTF-8, borrowed, so the
+                // peak is a constant: the problems and the entry.
+                _ => {
+                    assert_eq!(entries, 1);
+                    assert_eq!(problems.len(), xlayout::hlo::MAX_LISTED + 1);
+                    assert_eq!(problems[0], (5, 0));
+                    assert_eq!(problems[100], (105, lines - 104));
+                    assert!(w.peak < 64 << 10, "{} bytes for {}", w.peak, bytes.len());
+                }
+            }
+        }
+    }
 }

@@ -315,7 +315,7 @@ fn unreadable_entries_are_reported_with_their_numbers() {
         [
             (3, Some(1), "entry 1: `lots` is not a size; entry left out"),
             (6, Some(2), "entry 2: shape `f32[8,128]{1,0:T(0,128)}` not read: layout has invalid tiles: tile dimension 0 must be positive or kCombineDimension: f32[8,128] (entry 0 of tile 0 is 0; a tile entry is a positive size or `*`)"),
-            (8, Some(2), "entry 2: unreadable line: Mystery line without a key"),
+            (8, Some(2), "entry 2: unreadable line: `Mystery line without a key`"),
             (15, Some(4), "entry 4: shape not read: no shape printed"),
             (17, Some(5), "entry 5: shape `f32[?]` not read: dimension 0 is unbounded `?`: only static and bounded (`<=N`) dimensions have a size and an index space"),
         ]

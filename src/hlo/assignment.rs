@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::attribute::shape_index;
 use super::buffer::Analysis;
-use super::diagnostic::MAX_LISTED;
+use super::diagnostic::{Listing, MAX_LISTED};
 use super::id::{IndexVec, InstrId, ShapeId};
 use super::lines;
 use super::peak::tree::Tree;
@@ -37,25 +37,18 @@ pub struct DumpProblem {
 #[derive(Default)]
 struct Problems {
     list: Vec<DumpProblem>,
-    /// Problems past the listed ones: how many, and the line of the first.
-    more: (usize, usize),
+    listing: Listing<1>,
 }
 
 impl Problems {
     fn add(&mut self, line: usize, message: impl FnOnce() -> String) {
-        if self.list.len() < MAX_LISTED {
+        if self.listing.admit(0, line) {
             self.list.push(DumpProblem { line, message: message() });
-        } else {
-            if self.more.0 == 0 {
-                self.more.1 = line;
-            }
-            self.more.0 += 1;
         }
     }
 
     fn into_vec(mut self) -> Vec<DumpProblem> {
-        let (count, line) = self.more;
-        if count > 0 {
+        if let Some((_, count, line)) = self.listing.unlisted().next() {
             let message = format!(
                 "{count} more unreadable lines from this line on are not listed (the first \
                  {MAX_LISTED} are)"

@@ -143,14 +143,55 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Which problems of `K` kinds a reader lists: the first [`MAX_LISTED`] of each kind; past
+/// those, per kind, a count and the first line, so that a problem costs a counter and its
+/// message is never formatted. The one rule of every reader's bounded problem list (the
+/// module's diagnostics, an out-of-memory report's problems).
+#[derive(Debug)]
+pub(crate) struct Listing<const K: usize> {
+    /// Per kind: how many were listed.
+    listed: [usize; K],
+    /// Per kind: the problems past those (count, first line).
+    more: [(usize, usize); K],
+}
+
+impl<const K: usize> Default for Listing<K> {
+    fn default() -> Self {
+        Listing { listed: [0; K], more: [(0, 0); K] }
+    }
+}
+
+impl<const K: usize> Listing<K> {
+    /// Whether a problem of kind `k` on `line` is listed; if not, it is counted.
+    pub fn admit(&mut self, k: usize, line: usize) -> bool {
+        if self.listed[k] < MAX_LISTED {
+            self.listed[k] += 1;
+            true
+        } else {
+            self.count(k, line, 1);
+            false
+        }
+    }
+
+    /// Counts `more` problems of kind `k` not listed, the first on `line`.
+    pub fn count(&mut self, k: usize, line: usize, more: usize) {
+        let (count, first) = &mut self.more[k];
+        *first = if *count == 0 { line } else { (*first).min(line) };
+        *count += more;
+    }
+
+    /// Per kind with problems not listed: (kind, how many, the first one's line).
+    pub fn unlisted(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        self.more.iter().enumerate().filter(|(_, m)| m.0 > 0).map(|(k, &(n, first))| (k, n, first))
+    }
+}
+
 /// Diagnostics as a reader finds them, at most [`MAX_LISTED`] of each kind kept: past that
 /// a problem costs a counter, and its message is never formatted.
 #[derive(Debug, Default)]
 pub(crate) struct Diagnostics {
     list: Vec<Diagnostic>,
-    /// Per kind: how many were listed, and the problems past those (count, first line).
-    listed: [usize; 6],
-    more: [(usize, usize); 6],
+    listing: Listing<6>,
 }
 
 impl Diagnostics {
@@ -162,26 +203,15 @@ impl Diagnostics {
         column: Option<usize>,
         message: impl FnOnce() -> String,
     ) {
-        let k = kind as usize;
-        if self.listed[k] < MAX_LISTED {
-            self.listed[k] += 1;
+        if self.listing.admit(kind as usize, line) {
             self.list.push(Diagnostic { column, ..Diagnostic::new(line, kind, message()) });
-        } else {
-            let (count, first) = &mut self.more[k];
-            if *count == 0 {
-                *first = line;
-            }
-            *count += 1;
-            *first = (*first).min(line);
         }
     }
 
     /// Adds a diagnostic made already (a summary adds its count).
     pub fn push(&mut self, d: Diagnostic) {
         if d.more > 0 {
-            let (count, first) = &mut self.more[d.kind as usize];
-            *first = if *count == 0 { d.line } else { (*first).min(d.line) };
-            *count += d.more;
+            self.listing.count(d.kind as usize, d.line, d.more);
         } else {
             let (line, kind, column) = (d.line, d.kind, d.column);
             self.add(line, kind, column, || d.message);
@@ -190,10 +220,8 @@ impl Diagnostics {
 
     /// The listed diagnostics and one summary per kind with more, in line order.
     pub fn into_vec(mut self) -> Vec<Diagnostic> {
-        for (kind, &(count, first)) in DiagnosticKind::ALL.iter().zip(&self.more) {
-            if count > 0 {
-                self.list.push(Diagnostic::summary(first, *kind, count));
-            }
+        for (k, count, first) in self.listing.unlisted() {
+            self.list.push(Diagnostic::summary(first, DiagnosticKind::ALL[k], count));
         }
         self.list.sort_by_key(Diagnostic::order);
         self.list

@@ -71,6 +71,7 @@ pub use attribute::{AliasPair, CallAttribute};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
 pub use decode::decode;
+pub(crate) use diagnostic::{quote, Listing};
 pub use diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
 pub use dump::{module_files, Stage};
 pub use headline::ReportWithPeak;

@@ -475,18 +475,46 @@ impl ShapeIds {
     fn id(&mut self, shape: Shape, shapes: &mut IndexVec<ShapeId, Shape>) -> ShapeId {
         use std::hash::BuildHasher;
         match self.by_hash.entry(self.hasher.hash_one(&shape)) {
-            Entry::Vacant(e) => *e.insert(shapes.push(shape)),
+            Entry::Vacant(e) => *e.insert(shapes.push(exact(shape))),
             Entry::Occupied(e) if shapes[*e.get()] == shape => *e.get(),
             Entry::Occupied(_) => match self.collided.get(&shape) {
                 Some(&id) => id,
                 None => {
-                    let id = shapes.push(shape.clone());
+                    let id = shapes.push(exact(shape.clone()));
                     self.collided.insert(shape, id);
                     id
                 }
             },
         }
     }
+}
+
+/// `shape` with every vector in it at its exact length: the parser's vectors grow by
+/// doubling (a tuple of a million leaves keeps room for 1,048,576, each dimension list room
+/// for four), and a distinct shape is kept for the whole run. Shrinking is done once per
+/// distinct shape; nesting is bounded by the parser's limit.
+fn exact(mut shape: Shape) -> Shape {
+    fn shrink(shape: &mut Shape) {
+        match shape {
+            Shape::Tuple(elements) => {
+                elements.shrink_to_fit();
+                elements.iter_mut().for_each(shrink);
+            }
+            Shape::Array(a) | Shape::Buffer(a) => {
+                a.dims.shrink_to_fit();
+                if let Some(l) = a.layout.as_mut() {
+                    l.minor_to_major.shrink_to_fit();
+                    l.tiles.shrink_to_fit();
+                    l.tiles.iter_mut().for_each(|t| t.dims.shrink_to_fit());
+                    l.split_configs.shrink_to_fit();
+                    l.split_configs.iter_mut().for_each(|c| c.split_indices.shrink_to_fit());
+                }
+            }
+            Shape::Token | Shape::Opaque => {}
+        }
+    }
+    shrink(&mut shape);
+    shape
 }
 
 #[cfg(test)]
@@ -507,6 +535,21 @@ mod tests {
         assert_ne!(ia, ib);
         assert_eq!((ids.id(b.clone(), &mut shapes), ids.id(a.clone(), &mut shapes)), (ib, ia));
         assert_eq!(shapes.raw(), [a, b]);
+    }
+
+    /// A distinct shape is kept at its exact length: no room the parser's doubling left.
+    #[test]
+    fn distinct_shapes_are_kept_at_their_exact_length() {
+        let m = Module::parse(
+            "%t = (f32[1]{0}, f32[2]{0}, f32[3]{0}, f32[4]{0}, f32[5,6]{1,0:T(2,128)}) parameter(0)\n",
+        );
+        let Shape::Tuple(elements) = &m.shapes.raw()[0] else { panic!("{:?}", m.shapes) };
+        assert_eq!((elements.len(), elements.capacity()), (5, 5));
+        let Shape::Array(a) = &elements[4] else { panic!("{elements:?}") };
+        let l = a.layout.as_ref().unwrap();
+        let capacities = [a.dims.capacity(), l.minor_to_major.capacity(), l.tiles.capacity()];
+        assert_eq!(capacities, [2, 2, 1]);
+        assert_eq!(l.tiles[0].dims.capacity(), 2);
     }
 
     #[test]

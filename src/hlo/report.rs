@@ -145,12 +145,20 @@ impl Totals {
         self.unread_shapes += other.unread_shapes;
         self.unsized_owners += other.unsized_owners;
         self.owned.merge(&other.owned);
-        // Both lists are sorted by space: merged in one pass.
-        let mut spaces: BTreeMap<i64, Sum> = BTreeMap::new();
-        for k in self.by_memory_space.iter().chain(&other.by_memory_space) {
-            spaces.entry(k.key).or_default().merge(&k.sum);
-        }
-        self.by_memory_space = spaces.into_iter().map(|(key, sum)| Keyed { key, sum }).collect();
+        // Both lists are sorted by space: the stable sort finds the two runs and merges
+        // them in one pass, in place (no map of every space beside the lists), then each
+        // space's sums are added into its first.
+        let mut spaces = std::mem::take(&mut self.by_memory_space);
+        spaces.extend_from_slice(&other.by_memory_space);
+        spaces.sort_by_key(|k| k.key);
+        spaces.dedup_by(|later, kept| {
+            let same = later.key == kept.key;
+            if same {
+                kept.sum.merge(&later.sum);
+            }
+            same
+        });
+        self.by_memory_space = spaces;
     }
 }
 
@@ -258,7 +266,7 @@ impl Analysis<'_, '_> {
                 };
                 causes.extend(leaf.causes.iter().map(|c| format!("{prefix}{c}")));
                 if best.is_none() && leaf.kind == LeafKind::Array {
-                    best = leaf.best.as_ref();
+                    best = leaf.best.as_deref();
                 }
             }
         }

@@ -218,8 +218,9 @@ pub struct Leaf {
     pub no_size: Option<String>,
     /// Why it pads.
     pub causes: Vec<Cause>,
-    /// A layout that would pad at least 10% less.
-    pub best: Option<BestLayout>,
+    /// A layout that would pad at least 10% less (boxed: most leaves have none, and a
+    /// leaf is 48 bytes smaller for it, out of 208).
+    pub best: Option<Box<BestLayout>>,
     /// Why no better layout was searched for, when it was not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub best_not_searched: Option<String>,
@@ -282,7 +283,7 @@ impl Leaf {
                 Ok(Some(best))
                     if best.array_bytes.saturating_mul(10) <= array.saturating_mul(9) =>
                 {
-                    leaf.best = Some(best)
+                    leaf.best = Some(Box::new(best))
                 }
                 Ok(_) => {}
                 Err(why) => leaf.best_not_searched = Some(why),
@@ -377,5 +378,15 @@ fn collect(shape: &Shape, index: &mut Vec<usize>, out: &mut Vec<Leaf>, budget: &
                 Some(format!("tuples nested deeper than {MAX_TUPLE_DEPTH} are not sized"));
             out.push(leaf);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A tuple's every leaf is one of these (a hostile dump holds a million in one shape).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_leaf_is_small() {
+        assert_eq!(std::mem::size_of::<super::Leaf>(), 160);
     }
 }

@@ -352,7 +352,7 @@ fn recomputed(shape: &Shape, e: &Entry, iec: bool, budget: &mut u64) -> Result<R
     let mut best_layout = None;
     for leaf in facts.into_iter().flat_map(|f| f.leaves) {
         causes.extend(leaf.causes);
-        best_layout = best_layout.or(leaf.best);
+        best_layout = best_layout.or(leaf.best.map(|b| *b));
     }
     Ok(Recomputed {
         shape: shape.to_string(),

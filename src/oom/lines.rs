@@ -35,33 +35,62 @@ pub fn message_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// assert_eq!((quoted[1].0, quoted[1].1.as_ref()), (1, "  1. Size: 512B\"}"));
 /// ```
 pub fn report_lines(text: &str) -> Vec<(usize, Cow<'_, str>)> {
+    read_lines(text).collect()
+}
+
+/// [`report_lines`] one at a time, none held: the text is read twice (once for the shared
+/// prefix, once for the lines), so that a report of ten million lines costs no list of
+/// them.
+pub(crate) fn read_lines(text: &str) -> impl Iterator<Item = (usize, Cow<'_, str>)> {
     let escaped = is_json_escaped(text);
-    let mut lines: Vec<(usize, Cow<'_, str>)> = Vec::new();
-    for (n, line) in message_lines(text) {
-        if escaped && line.contains("\\n") {
-            let unescaped = json_unescape(line);
-            for part in unescaped.split('\n') {
-                let part = part.strip_suffix('\r').unwrap_or(part);
-                lines.push((n, Cow::Owned(strip_log_prefix(part).to_string())));
-            }
-        } else {
-            lines.push((n, Cow::Borrowed(line)));
+    let prefix = shared_prefix(|| unescaped(text, escaped).map(|(_, l)| l)).len();
+    unescaped(text, escaped).map(move |(n, line)| {
+        if prefix == 0 || line.trim().is_empty() {
+            return (n, line);
         }
-    }
-    let prefix = shared_prefix(lines.iter().map(|(_, l)| l.as_ref())).len();
-    if prefix > 0 {
-        for (_, line) in &mut lines {
-            if line.trim().is_empty() {
-                continue;
-            }
-            // What the shared prefix hid may be a logger's prefix of its own.
-            *line = match std::mem::take(line) {
-                Cow::Borrowed(l) => Cow::Borrowed(strip_log_prefix(&l[prefix..])),
-                Cow::Owned(l) => Cow::Owned(strip_log_prefix(&l[prefix..]).to_string()),
-            };
+        // What the shared prefix hid may be a logger's prefix of its own.
+        let line = match line {
+            Cow::Borrowed(l) => Cow::Borrowed(strip_log_prefix(&l[prefix..])),
+            Cow::Owned(l) => Cow::Owned(strip_log_prefix(&l[prefix..]).to_string()),
+        };
+        (n, line)
+    })
+}
+
+/// [`message_lines`], a line of a JSON-escaped report (`escaped`) that holds `\\n` split
+/// into the lines it stands for, unescaped.
+fn unescaped(text: &str, escaped: bool) -> impl Iterator<Item = (usize, Cow<'_, str>)> {
+    Unescaped { lines: message_lines(text), escaped, rest: Vec::new().into_iter() }
+}
+
+/// The iterator of [`unescaped`]: a line as it is, or the parts of an escaped one (the
+/// first returned, the others kept for the calls that follow).
+struct Unescaped<'t, L> {
+    lines: L,
+    escaped: bool,
+    rest: std::vec::IntoIter<(usize, Cow<'t, str>)>,
+}
+
+impl<'t, L: Iterator<Item = (usize, &'t str)>> Iterator for Unescaped<'t, L> {
+    type Item = (usize, Cow<'t, str>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(part) = self.rest.next() {
+            return Some(part);
         }
+        let (n, line) = self.lines.next()?;
+        if !(self.escaped && line.contains("\\n")) {
+            return Some((n, Cow::Borrowed(line)));
+        }
+        let unescaped = json_unescape(line);
+        let mut parts = unescaped.split('\n').map(|part| {
+            let part = part.strip_suffix('\r').unwrap_or(part);
+            (n, Cow::Owned(strip_log_prefix(part).to_string()))
+        });
+        let first = parts.next();
+        self.rest = parts.collect::<Vec<_>>().into_iter();
+        first
     }
-    lines
 }
 
 /// Words that begin a report's own lines: a prefix holding one is part of the report.
@@ -110,25 +139,33 @@ const CUTS: usize = 16;
 /// the most lines then read as a report's (a logger's own prefix may follow it, taken off
 /// too); only when there are two lines or more, and it holds something other than
 /// whitespace and none of [`REPORT_WORDS`]. Linear: each line is compared once against
-/// what is left of the prefix, and a bounded sample of lines is tried at a bounded number
+/// what is left of the prefix (`lines` is called twice: the text is read again, not
+/// held), and a bounded sample of lines is tried at a bounded number
 /// of places.
-fn shared_prefix<'a>(lines: impl Iterator<Item = &'a str> + Clone) -> &'a str {
-    let mut prefix: Option<&str> = None;
+fn shared_prefix<S: AsRef<str>, I: Iterator<Item = S>>(lines: impl Fn() -> I) -> String {
+    // The first non-blank line, and how much of it every non-blank line so far starts with.
+    let mut first: Option<S> = None;
+    let mut same = 0;
     let mut count = 0;
-    for line in lines.clone().filter(|l| !l.trim().is_empty()) {
+    for line in lines().filter(|l| !l.as_ref().trim().is_empty()) {
         count += 1;
-        prefix = Some(match prefix {
-            None => line,
-            Some(p) => {
-                let same = p.bytes().zip(line.bytes()).take_while(|(a, b)| a == b).count();
-                &p[..floor_char_boundary(p, same)]
+        match &first {
+            None => {
+                same = line.as_ref().len();
+                first = Some(line);
             }
-        });
-        if prefix == Some("") {
-            return "";
+            Some(f) => {
+                let f = f.as_ref();
+                let n = f.bytes().take(same).zip(line.as_ref().bytes()).take_while(|(a, b)| a == b);
+                same = floor_char_boundary(f, n.count());
+            }
+        }
+        if same == 0 {
+            return String::new();
         }
     }
-    let Some(p) = prefix.filter(|_| count >= 2) else { return "" };
+    let Some(first) = first.filter(|_| count >= 2) else { return String::new() };
+    let p = &first.as_ref()[..same];
     // Where the prefix may end: after each run of whitespace in it.
     let mut cuts: Vec<usize> = Vec::new();
     let mut chars = p.char_indices().peekable();
@@ -138,9 +175,10 @@ fn shared_prefix<'a>(lines: impl Iterator<Item = &'a str> + Clone) -> &'a str {
             cuts.push(i + c.len_utf8());
         }
     }
-    let sample: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).take(SAMPLE).collect();
-    let score =
-        |cut: usize| sample.iter().filter(|l| report_line(strip_log_prefix(&l[cut..]))).count();
+    let sample: Vec<S> = lines().filter(|l| !l.as_ref().trim().is_empty()).take(SAMPLE).collect();
+    let score = |cut: usize| {
+        sample.iter().filter(|l| report_line(strip_log_prefix(&l.as_ref()[cut..]))).count()
+    };
     let mut best = (score(0), 0);
     for &cut in &cuts {
         let candidate = &p[..cut];
@@ -152,18 +190,30 @@ fn shared_prefix<'a>(lines: impl Iterator<Item = &'a str> + Clone) -> &'a str {
             best = (s, cut);
         }
     }
-    &p[..best.1]
+    p[..best.1].to_string()
 }
 
 /// Whether the text is a report pasted as a JSON (or Python) string: a report's header and
 /// a literal `\n` on one line.
 fn is_json_escaped(text: &str) -> bool {
-    text.split('\n').any(|line| {
-        line.contains("\\n")
-            && ["Ran out of memory", "BufferAssignment OOM", "Largest program", "Attempting to"]
-                .iter()
-                .any(|m| line.contains(m))
-    })
+    // Only the lines that hold a `\\n` are looked at, each once: the search goes on after
+    // the end of the line it found one in.
+    let b = text.as_bytes();
+    let escape = memchr::memmem::Finder::new("\\n");
+    let mut from = 0;
+    while let Some(at) = escape.find(&b[from..]).map(|at| from + at) {
+        let start = memchr::memrchr(b'\n', &b[from..at]).map_or(from, |i| from + i + 1);
+        let end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i);
+        let line = &text[start..end];
+        if ["Ran out of memory", "BufferAssignment OOM", "Largest program", "Attempting to"]
+            .iter()
+            .any(|m| line.contains(m))
+        {
+            return true;
+        }
+        from = end;
+    }
+    false
 }
 
 /// A JSON string's escapes (`\n`, `\t`, `\r`, `\"`, `\\`, `\/`, `\uXXXX`) replaced by what
@@ -305,7 +355,7 @@ mod tests {
 
     #[test]
     fn a_prefix_on_every_line() {
-        let p = |t: &str| shared_prefix(t.lines()).to_string();
+        let p = |t: &str| shared_prefix(|| t.lines());
         assert_eq!(p("[w3] Ran out\n[w3]   1. Size: 1K\n\n[w3] Shape: f32[]"), "[w3] ");
         assert_eq!(p("[w3] Ran out"), ""); // one line: nothing to compare
         assert_eq!(p("  Ran out\n  Total"), ""); // indentation only

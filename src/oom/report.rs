@@ -3,14 +3,15 @@
 //! (`Attempting to reserve ...`), the entries, and every problem met, with its line and
 //! entry number. One pass over the lines.
 
+use memchr::memmem::Finder;
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::entry::{Entry, Printed};
 use super::join::Joined;
-use super::lines::report_lines;
+use super::lines::read_lines;
 use super::row::EntryRow;
-use crate::hlo::{Percent, Sizes, MODULE_CANDIDATE_BUDGET};
+use crate::hlo::{quote, Listing, Percent, Sizes, MAX_LISTED, MODULE_CANDIDATE_BUDGET};
 
 /// Which compiler wrote the report.
 ///
@@ -81,11 +82,20 @@ pub struct HloTemp {
     pub utilization_agrees: Option<bool>,
 }
 
-/// A line that could not be read.
+/// A line that could not be read; or, after the first
+/// [`MAX_LISTED`](crate::hlo::MAX_LISTED) problems of one kind, one that counts the rest of
+/// that kind.
 ///
 /// ```
 /// let r = xlayout::oom::OomReport::parse("1. Size: lots\n");
-/// assert_eq!((r.problems[0].line, r.problems[0].entry), (1, Some(1)));
+/// assert_eq!((r.problems[0].line, r.problems[0].entry, r.problems[0].more), (1, Some(1), 0));
+/// // A million unreadable lines in an entry cost a counter, not a message each.
+/// let text = format!("1. Size: 4B\n   Shape: f32[]\n{}", "??\n".repeat(1_000_000));
+/// let r = xlayout::oom::OomReport::parse(&text);
+/// assert_eq!(r.problems.len(), 101);
+/// let last = &r.problems[100];
+/// assert_eq!((last.line, last.entry, last.more), (103, None, 999_900));
+/// assert_eq!(last.message, "999900 more unreadable lines from this line on are not listed (the first 100 of each kind are)");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
@@ -95,6 +105,78 @@ pub struct Problem {
     pub entry: Option<u64>,
     /// What is wrong.
     pub message: String,
+    /// 0 for a problem; for the one that follows the first
+    /// [`MAX_LISTED`](crate::hlo::MAX_LISTED) of a kind, how many more problems of that
+    /// kind there are, from its line on, not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The kinds of problem a report's reader lists at most
+/// [`MAX_LISTED`](crate::hlo::MAX_LISTED) of.
+#[derive(Clone, Copy)]
+enum ProblemKind {
+    /// A line in an entry that is no field of it.
+    UnreadableLine,
+    /// An entry whose size is missing or is no size: left out.
+    NoSize,
+    /// An entry whose shape could not be read.
+    ShapeNotRead,
+}
+
+impl ProblemKind {
+    const ALL: [ProblemKind; 3] =
+        [ProblemKind::UnreadableLine, ProblemKind::NoSize, ProblemKind::ShapeNotRead];
+
+    /// Problems of this kind, in words (plural).
+    fn plural(self) -> &'static str {
+        match self {
+            ProblemKind::UnreadableLine => "unreadable lines",
+            ProblemKind::NoSize => "entries without a readable size",
+            ProblemKind::ShapeNotRead => "entries whose shape was not read",
+        }
+    }
+}
+
+/// A report's problems as the reader meets them: the first
+/// [`MAX_LISTED`](crate::hlo::MAX_LISTED) of each kind listed, the rest counted.
+#[derive(Default)]
+struct Problems {
+    list: Vec<Problem>,
+    listing: Listing<3>,
+}
+
+impl Problems {
+    /// Adds a problem of `kind` on `line`; `message` is called only when it is listed.
+    fn add(
+        &mut self,
+        kind: ProblemKind,
+        line: usize,
+        entry: Option<u64>,
+        message: impl FnOnce() -> String,
+    ) {
+        if self.listing.admit(kind as usize, line) {
+            self.list.push(Problem { line, entry, message: message(), more: 0 });
+        }
+    }
+
+    /// The listed problems and one per kind that counts the rest, in line order.
+    fn into_vec(mut self) -> Vec<Problem> {
+        for (k, more, line) in self.listing.unlisted() {
+            let message = format!(
+                "{more} more {} from this line on are not listed (the first {MAX_LISTED} of each kind are)",
+                ProblemKind::ALL[k].plural()
+            );
+            self.list.push(Problem { line, entry: None, message, more });
+        }
+        // An entry's shape is read when the entry closes, after its later lines.
+        self.list.sort_by_key(|p| p.line);
+        self.list
+    }
 }
 
 /// The listed entries added up.
@@ -230,20 +312,22 @@ impl OomReport {
         let mut entry_space: Option<String> = None;
         let mut last_key = String::new();
         let mut budget = MODULE_CANDIDATE_BUDGET;
-        for (n, line) in report_lines(text) {
+        let mut problems = Problems::default();
+        let needles = Needles::new();
+        for (n, line) in read_lines(text) {
             let t = line.trim();
             if t.is_empty() {
                 continue;
             }
-            if let Some(at) = t.find("Ran out of memory in memory space ") {
-                r.finish(entry.take(), &mut budget);
-                r.header(&t[..at], &t[at + "Ran out of memory in memory space ".len()..]);
+            if let Some(at) = needles.ran_out.find(t.as_bytes()) {
+                r.finish(entry.take(), &mut budget, &mut problems);
+                r.header(&t[..at], &t[at + needles.ran_out.needle().len()..]);
                 entry_space.clone_from(&r.memory_space);
                 section = Section::None;
                 continue;
             }
             if let Some(at) =
-                t.find("Attempting to reserve ").or_else(|| t.find("Attempting to allocate "))
+                needles.reserve.find(t.as_bytes()).or_else(|| needles.allocate.find(t.as_bytes()))
             {
                 r.runtime = Some(runtime(&t[at + "Attempting to ".len()..]));
                 if r.kind == Kind::Unknown {
@@ -251,15 +335,15 @@ impl OomReport {
                 }
                 continue;
             }
-            if let Some(at) = t.find("Out of memory while trying to allocate ") {
-                let rest = &t[at + "Out of memory while trying to allocate ".len()..];
+            if let Some(at) = needles.out_of_memory.find(t.as_bytes()) {
+                let rest = &t[at + needles.out_of_memory.needle().len()..];
                 let size = rest.split(" bytes").next().unwrap_or(rest);
                 r.allocating = Some(Printed::new(size));
                 r.kind = Kind::Gpu;
                 continue;
             }
             if t.starts_with("BufferAssignment OOM Debugging") {
-                r.finish(entry.take(), &mut budget);
+                r.finish(entry.take(), &mut budget, &mut problems);
                 r.kind = Kind::Gpu;
                 continue;
             }
@@ -268,13 +352,13 @@ impl OomReport {
                 continue;
             }
             if t.starts_with("Peak buffers:") {
-                r.finish(entry.take(), &mut budget);
+                r.finish(entry.take(), &mut budget, &mut problems);
                 section = Section::Entries;
                 entry_space = None;
                 continue;
             }
             if let Some(rest) = t.strip_prefix("Largest program allocations in ") {
-                r.finish(entry.take(), &mut budget);
+                r.finish(entry.take(), &mut budget, &mut problems);
                 section = Section::Entries;
                 entry_space = Some(rest.trim_end_matches(':').trim().to_string());
                 continue;
@@ -294,8 +378,10 @@ impl OomReport {
             if t.starts_with("Output size") {
                 continue;
             }
-            if let Some((number, size)) = tpu_entry(t).or_else(|| gpu_entry(t).map(|k| (k, ""))) {
-                r.finish(entry.take(), &mut budget);
+            if let Some((number, size)) =
+                tpu_entry(t, &needles.size).or_else(|| gpu_entry(t).map(|k| (k, "")))
+            {
+                r.finish(entry.take(), &mut budget, &mut problems);
                 let mut e = Entry::new(number, n, entry_space.clone());
                 if !size.is_empty() {
                     e.field("size", size);
@@ -306,7 +392,7 @@ impl OomReport {
                 continue;
             }
             if t.starts_with("====") {
-                r.finish(entry.take(), &mut budget);
+                r.finish(entry.take(), &mut budget, &mut problems);
                 continue;
             }
             if let Some(e) = entry.as_mut() {
@@ -324,11 +410,12 @@ impl OomReport {
                             f.push_str(t);
                         }
                     }
-                    _ => r.problems.push(Problem {
-                        line: n,
-                        entry: Some(e.number),
-                        message: format!("entry {}: unreadable line: {t}", e.number),
-                    }),
+                    _ => {
+                        let number = e.number;
+                        problems.add(ProblemKind::UnreadableLine, n, Some(number), || {
+                            format!("entry {number}: unreadable line: {}", quote(t))
+                        })
+                    }
                 }
                 continue;
             }
@@ -358,10 +445,9 @@ impl OomReport {
                 Section::Entries | Section::None => {}
             }
         }
-        r.finish(entry.take(), &mut budget);
+        r.finish(entry.take(), &mut budget, &mut problems);
         r.add_up();
-        // An entry's shape is read when the entry closes, after its later lines.
-        r.problems.sort_by_key(|p| p.line);
+        r.problems = problems.into_vec();
         r
     }
 
@@ -395,30 +481,30 @@ impl OomReport {
 
     /// Closes an entry: an entry without a readable size is a problem and left out; one
     /// with a shape is recomputed.
-    fn finish(&mut self, entry: Option<Entry>, budget: &mut u64) {
+    fn finish(&mut self, entry: Option<Entry>, budget: &mut u64, problems: &mut Problems) {
         let Some(mut e) = entry else { return };
         let (line, number) = (e.line, e.number);
-        let problem = |message: String| Problem { line, entry: Some(number), message };
         match &e.size {
             Some(s) if s.bytes.is_some() => {}
             Some(s) => {
-                let p = problem(format!(
-                    "entry {}: `{}` is not a size; entry left out",
-                    e.number, s.text
-                ));
-                self.problems.push(p);
+                problems.add(ProblemKind::NoSize, line, Some(number), || {
+                    format!("entry {number}: {} is not a size; entry left out", quote(&s.text))
+                });
                 return;
             }
             None => {
-                let p = problem(format!("entry {}: no size; entry left out", e.number));
-                self.problems.push(p);
+                problems.add(ProblemKind::NoSize, line, Some(number), || {
+                    format!("entry {number}: no size; entry left out")
+                });
                 return;
             }
         }
         if let Err(why) = e.recompute(budget) {
-            let shape = e.shape.as_deref().map_or_else(String::new, |s| format!(" `{s}`"));
-            self.problems
-                .push(problem(format!("entry {}: shape{shape} not read: {why}", e.number)));
+            problems.add(ProblemKind::ShapeNotRead, line, Some(number), || {
+                let shape =
+                    e.shape.as_deref().map_or_else(String::new, |s| format!(" {}", quote(s)));
+                format!("entry {number}: shape{shape} not read: {why}")
+            });
         }
         self.entries.push(e);
     }
@@ -581,9 +667,33 @@ fn runtime(t: &str) -> Runtime {
     Runtime { action, requested, memory_space, free, reserved, reservable, short_by }
 }
 
-/// `N. Size: X` -> (N, X).
-fn tpu_entry(t: &str) -> Option<(u64, &str)> {
-    let (number, rest) = t.split_once(". Size:")?;
+/// The phrases every line is searched for, each prepared once per report (`str::find`
+/// prepares its search again at every call: most of the time of reading a report of many
+/// short lines).
+struct Needles {
+    ran_out: Finder<'static>,
+    reserve: Finder<'static>,
+    allocate: Finder<'static>,
+    out_of_memory: Finder<'static>,
+    size: Finder<'static>,
+}
+
+impl Needles {
+    fn new() -> Needles {
+        Needles {
+            ran_out: Finder::new("Ran out of memory in memory space "),
+            reserve: Finder::new("Attempting to reserve "),
+            allocate: Finder::new("Attempting to allocate "),
+            out_of_memory: Finder::new("Out of memory while trying to allocate "),
+            size: Finder::new(". Size:"),
+        }
+    }
+}
+
+/// `N. Size: X` -> (N, X); `size` finds `. Size:`.
+fn tpu_entry<'t>(t: &'t str, size: &Finder<'_>) -> Option<(u64, &'t str)> {
+    let at = size.find(t.as_bytes())?;
+    let (number, rest) = (&t[..at], &t[at + size.needle().len()..]);
     Some((number.trim().parse().ok()?, rest.trim()))
 }
 

@@ -37,11 +37,14 @@ pub enum Class {
     NotUtf8Lines,
     /// Many lines of one shape each, for the line-based commands, ending in a lone CR.
     ShapeLines,
+    /// An out-of-memory report's entry followed by many lines that are no field of it, for
+    /// `xlayout oom`.
+    OomLines,
 }
 
 impl Class {
     /// Every class, in the order of the issue's table.
-    pub const ALL: [Class; 12] = [
+    pub const ALL: [Class; 13] = [
         Class::Strings,
         Class::Comments,
         Class::LoneCr,
@@ -54,6 +57,7 @@ impl Class {
         Class::BadIndexGtes,
         Class::NotUtf8Lines,
         Class::ShapeLines,
+        Class::OomLines,
     ];
 
     /// Its name on the command line of the example.
@@ -71,6 +75,7 @@ impl Class {
             Class::BadIndexGtes => "bad-index-gtes",
             Class::NotUtf8Lines => "not-utf8-lines",
             Class::ShapeLines => "shape-lines",
+            Class::OomLines => "oom-lines",
         }
     }
 
@@ -231,6 +236,10 @@ pub fn generate(class: Class, len: usize) -> Vec<u8> {
             fill(&mut s, len, |s, k| {
                 let _ = write!(s, "f32[{},8]{{1,0:T(8,128)}}\r", k % 1000 + 1);
             });
+        }
+        Class::OomLines => {
+            s += "Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  Largest program allocations in hbm:\n  1. Size: 4B\n     Shape: f32[]\n";
+            fill(&mut s, len, |s, _| *s += "??\n");
         }
     }
     s.into_bytes()

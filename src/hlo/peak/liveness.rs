@@ -110,7 +110,7 @@ pub(crate) fn live_ranges(
             let entry_parameter = parameter && m.entry == Some(c);
             let aliased = || {
                 let index: Vec<u64> =
-                    d.tree(i).nodes[value.node].index.iter().map(|&k| u64::from(k)).collect();
+                    d.tree(i).index(value.node).into_iter().map(u64::from).collect();
                 ins.parameter_number.is_some_and(|n| donated.contains(&(n, index.as_slice())))
             };
             let end = if entry_parameter && !aliased() {

@@ -322,7 +322,9 @@ impl Peak {
         let s = Schedule::new(m, entry);
         let d = Dataflow::new(a, &s, &mut notes);
         let ranges = liveness::live_ranges(a, &s, &d);
-        let mut values: IndexVec<ValueId, PeakValue> = IndexVec::new();
+        // At most one per dataflow value: room for them all at once, not grown by doubling.
+        let mut values: IndexVec<ValueId, PeakValue> =
+            IndexVec::from_raw(Vec::with_capacity(d.values.len()));
         let mut value_of = IndexVec::<FlowId, Option<ValueId>>::from_elem(None, d.values.len());
         for ((v, value), range) in d.values.iter_enumerated().zip(ranges.iter()) {
             let Some(range) = *range else { continue };
@@ -333,7 +335,7 @@ impl Peak {
             }
             value_of[v] = Some(values.push(PeakValue {
                 instruction: value.instruction,
-                shape_index: node.index.clone(),
+                shape_index: tree.index(value.node),
                 phi: value.phi,
                 range,
                 sizes: node.sizes,

@@ -46,8 +46,9 @@ impl NodeSizes {
 /// One subshape.
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
-    /// Its shape index (`{}` is the root).
-    pub index: Vec<u32>,
+    /// Its tuple and its place in it (`None` for the root): the shape index is the path of
+    /// these ([`Tree::index`]), not a vector per node.
+    pub parent: Option<(NodeId, u32)>,
     /// Its children (a tuple's elements, in order).
     pub children: Vec<NodeId>,
     /// One past the last node of its subtree (a position).
@@ -70,40 +71,42 @@ impl Tree {
     /// The tree of a shape whose facts are `facts` (their leaves are the tree's non-tuple
     /// nodes, in the same order).
     pub fn new(shape: &Shape, facts: &ShapeFacts) -> Tree {
-        let mut t = Tree { nodes: IndexVec::new() };
+        // Room for exactly its nodes: a tuple of a million leaves would otherwise keep room
+        // for 1,048,576 (and hold both vectors while the last one grows).
+        let mut t = Tree { nodes: IndexVec::from_raw(Vec::with_capacity(subshapes(shape, 0))) };
         let mut leaves = facts.leaves.iter();
-        t.add(shape, &mut Vec::new(), &mut leaves);
+        t.add(shape, None, 0, &mut leaves);
         t
     }
 
     /// A tree of one node without a size: what an instruction whose shape was not read has.
     pub fn unknown() -> Tree {
-        let root = Node { index: Vec::new(), children: Vec::new(), end: 1, sizes: None };
+        let root = Node { parent: None, children: Vec::new(), end: 1, sizes: None };
         Tree { nodes: IndexVec::from_raw(vec![root]) }
     }
 
     fn add<'f>(
         &mut self,
         shape: &Shape,
-        index: &mut Vec<u32>,
+        parent: Option<(NodeId, u32)>,
+        depth: usize,
         leaves: &mut impl Iterator<Item = &'f Leaf>,
     ) -> NodeId {
         let me = self.nodes.push(Node {
-            index: index.clone(),
+            parent,
             children: Vec::new(),
             end: self.nodes.len() + 1,
             sizes: None,
         });
         match shape {
-            Shape::Tuple(elements) if index.len() < MAX_DEPTH => {
+            Shape::Tuple(elements) if depth < MAX_DEPTH => {
                 let n = elements.len() as u64;
                 let table = n.saturating_mul(8);
                 self.nodes[me].sizes =
                     Some(NodeSizes { bytes: table, array_bytes: table, logical_bytes: table });
+                self.nodes[me].children.reserve_exact(elements.len());
                 for (i, e) in elements.iter().enumerate() {
-                    index.push(i as u32);
-                    let child = self.add(e, index, leaves);
-                    index.pop();
+                    let child = self.add(e, Some((me, i as u32)), depth + 1, leaves);
                     self.nodes[me].children.push(child);
                 }
             }
@@ -128,6 +131,19 @@ impl Tree {
         let end = self.nodes.len();
         self.nodes[me].end = end;
         me
+    }
+
+    /// The shape index of `node` (`{}` for the root): its path from the root, at most
+    /// [`MAX_DEPTH`] steps.
+    pub fn index(&self, node: NodeId) -> Vec<u32> {
+        let mut index = Vec::new();
+        let mut at = self.nodes.get(node).and_then(|n| n.parent);
+        while let Some((parent, slot)) = at {
+            index.push(slot);
+            at = self.nodes[parent].parent;
+        }
+        index.reverse();
+        index
     }
 
     /// The root: the whole shape.
@@ -157,6 +173,17 @@ impl Tree {
     }
 }
 
+/// How many nodes the tree of `shape` (at tuple depth `depth`) has: as [`Tree::add`] makes
+/// them, a tuple nested deeper than [`MAX_DEPTH`] one node.
+fn subshapes(shape: &Shape, depth: usize) -> usize {
+    match shape {
+        Shape::Tuple(elements) if depth < MAX_DEPTH => {
+            1 + elements.iter().map(|e| subshapes(e, depth + 1)).sum::<usize>()
+        }
+        _ => 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,8 +194,10 @@ mod tests {
             "(f32[2,3]{1,0}, (s4[64]{0:E(4)}, token[]), f32[10]{0:T(8)})".parse().unwrap();
         let f = ShapeFacts::new(&s, &mut 0);
         let t = Tree::new(&s, &f);
-        let index: Vec<&[u32]> = t.nodes.iter().map(|n| n.index.as_slice()).collect();
-        assert_eq!(index, [&[][..], &[0], &[1], &[1, 0], &[1, 1], &[2]]);
+        assert_eq!((subshapes(&s, 0), t.nodes.raw().len()), (6, 6));
+        let index: Vec<Vec<u32>> = t.nodes.ids().map(|n| t.index(n)).collect();
+        let want: [&[u32]; 6] = [&[], &[0], &[1], &[1, 0], &[1, 1], &[2]];
+        assert_eq!(index, want);
         let bytes: Vec<u64> = t.nodes.iter().map(|n| n.sizes.unwrap().bytes).collect();
         assert_eq!(bytes, [24, 24, 16, 32, 0, 40]);
         assert_eq!(t.nodes[NodeId::new(5)].sizes.unwrap().array_bytes, 64); // T(8): 16 elements

@@ -214,7 +214,7 @@ fn unreadable_entries_go_to_standard_error() {
     let errors: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(errors.len(), 5);
     assert_eq!(errors[0], format!("{f}:3: entry 1: `lots` is not a size; entry left out"));
-    assert_eq!(errors[2], format!("{f}:8: entry 2: unreadable line: Mystery line without a key"));
+    assert_eq!(errors[2], format!("{f}:8: entry 2: unreadable line: `Mystery line without a key`"));
 }
 
 /// `--hlo`: each label's instruction found in the dump, with its whole shape and source.
