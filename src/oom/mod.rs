@@ -26,6 +26,7 @@
 //! ```
 
 mod entry;
+mod header;
 mod join;
 mod label;
 mod lines;
@@ -33,7 +34,8 @@ mod report;
 mod row;
 
 pub use entry::{Agreement, Entry, Expected, Printed, Recomputed};
+pub use header::{HloTemp, Part, Runtime};
 pub use join::{join, Joined};
 pub use lines::{message_lines, report_lines};
-pub use report::{HloTemp, Kind, OomReport, Part, Problem, Runtime, Totals};
+pub use report::{Kind, OomReport, Problem, Totals};
 pub use row::EntryRow;
