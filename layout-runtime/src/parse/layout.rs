@@ -136,9 +136,11 @@ impl Parser<'_> {
     }
 
     fn paren_int(&mut self, field: &str) -> Result<(i64, Range<usize>), Error> {
-        self.expect(Tok::LParen, &format!("`(` after `{field}`"))?;
-        let v = self.int(&format!("an integer in `{field}(...)`"))?;
-        self.expect(Tok::RParen, &format!("`)` closing `{field}(`"))?;
+        // Described with `format_args!`, not `format!`: this runs for every `E`, `S`, `L`, ...
+        // of every shape read, and the text is needed only for an error.
+        self.expect(Tok::LParen, format_args!("`(` after `{field}`"))?;
+        let v = self.int(format_args!("an integer in `{field}(...)`"))?;
+        self.expect(Tok::RParen, format_args!("`)` closing `{field}(`"))?;
         Ok(v)
     }
 

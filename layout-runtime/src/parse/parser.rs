@@ -52,7 +52,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn unexpected(&self, tok: &Token, expected: &str) -> Error {
+    pub(super) fn unexpected(&self, tok: &Token, expected: impl core::fmt::Display) -> Error {
         Error::new(
             ErrorKind::Syntax,
             format!("expected {expected}, found {}", tok.describe(self.lexer.text)),
@@ -60,7 +60,13 @@ impl<'a> Parser<'a> {
         .with_span(tok.span.clone())
     }
 
-    pub(super) fn expect(&mut self, kind: Tok, what: &str) -> Result<Token, Error> {
+    /// The next token, of `kind`; `what` is written out only for the error (a description
+    /// built with `format_args!` costs nothing when the token is there).
+    pub(super) fn expect(
+        &mut self,
+        kind: Tok,
+        what: impl core::fmt::Display,
+    ) -> Result<Token, Error> {
         let tok = self.lexer.next()?;
         if tok.kind == kind {
             Ok(tok)
@@ -78,7 +84,10 @@ impl<'a> Parser<'a> {
     }
 
     /// An integer literal within int64.
-    pub(super) fn int(&mut self, what: &str) -> Result<(i64, Range<usize>), Error> {
+    pub(super) fn int(
+        &mut self,
+        what: impl core::fmt::Display,
+    ) -> Result<(i64, Range<usize>), Error> {
         let tok = self.lexer.next()?;
         if tok.kind != Tok::Int {
             return Err(self.unexpected(&tok, what));
