@@ -420,3 +420,26 @@ fn help_is_written_for_oom() {
     assert!(r.stdout.contains("one row per entry of each report"), "{}", r.stdout);
     assert!(!r.stdout.contains("one row per instruction"), "{}", r.stdout);
 }
+
+/// A byte that is not UTF-8 in a report is read as U+FFFD and said, with its line, as `hlo`
+/// says it of a module: on standard error, in the status and in the JSON's problems.
+#[test]
+fn bytes_that_are_not_utf8_are_said_with_their_line() {
+    let report = b"Ran out of memory in memory space hbm. Used 20.00G of 16.00G hbm.\n\
+                   Program hbm requirement 20.00G \xff\n\
+                   1. Size: 4.00G\n   Shape: f32[1073741824]{0}\n";
+    let r = xlayout(&["oom", "--format", "json"], report);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "standard input:2: byte 97 of the file (0xff) is not UTF-8; the line is read with U+FFFD \
+         in place of each bad sequence\n"
+    );
+    let json: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    let problems = &json["reports"][0]["problems"];
+    assert_eq!(problems.as_array().map(Vec::len), Some(1), "{problems}");
+    assert_eq!(problems[0]["line"], 2);
+    assert_eq!(problems[0]["entry"], Value::Null);
+    // The entry is read as before.
+    assert_eq!(json["reports"][0]["entries"][0]["size_bytes"], 4u64 << 30);
+}
