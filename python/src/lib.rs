@@ -341,7 +341,7 @@ fn hlo_report(
 /// command reads them.
 #[pyfunction]
 fn oom_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
-    py.detach(|| json(&OomReport::parse(&decode(bytes).0)))
+    py.detach(|| json(&OomReport::from_bytes(bytes)))
 }
 
 /// The module texts after optimizations in the dump directory `dir`, as `xlayout hlo DIR`

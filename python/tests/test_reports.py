@@ -100,6 +100,13 @@ def test_oom_is_the_command_report(command, report):
     assert xlayout.oom(report.read_text(errors="replace")).data == want or not report.read_bytes().isascii()
 
 
+def test_oom_bytes_that_are_not_utf8_are_problems_with_their_line():
+    r = xlayout.oom(b"1. Size: 4B\n   Shape: f32[]\nnote \xff\n")
+    assert len(r.entries) == 1
+    assert [(p["line"], p.get("entry")) for p in r.problems] == [(3, 1), (3, None)]
+    assert "(0xff) is not UTF-8" in r.problems[1]["message"]
+
+
 def test_oom_from_an_exception():
     text = (DATA / "oom" / "vmem_untiled.txt").read_text()
     r = xlayout.oom(RuntimeError(text))

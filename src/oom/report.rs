@@ -12,7 +12,7 @@ use super::header::{hlo_temp, part, runtime, split_note, HloTemp, Part, Runtime}
 use super::join::Joined;
 use super::lines::read_lines;
 use super::row::EntryRow;
-use crate::hlo::{quote, Listing, Percent, Sizes, MAX_LISTED, MODULE_CANDIDATE_BUDGET};
+use crate::hlo::{decode, quote, Listing, Percent, Sizes, MAX_LISTED, MODULE_CANDIDATE_BUDGET};
 
 /// Which compiler wrote the report.
 ///
@@ -214,6 +214,34 @@ enum Section {
 }
 
 impl OomReport {
+    /// Reads a report's bytes as a file or a paste holds them: text that is not UTF-8 is read
+    /// with U+FFFD in place of each bad sequence, and each line where that happened is a
+    /// [`Problem`] (as the module reader says it of a dump), in line order with the others.
+    ///
+    /// ```
+    /// use xlayout::oom::OomReport;
+    /// let r = OomReport::from_bytes(b"1. Size: 4B\n   Shape: f32[]\nnote \xff\n");
+    /// assert_eq!(r.entries.len(), 1);
+    /// // Line 3 is not a field of entry 1, and it is not UTF-8: two problems.
+    /// let at: Vec<_> = r.problems.iter().map(|p| (p.line, p.entry)).collect();
+    /// assert_eq!(at, [(3, Some(1)), (3, None)]);
+    /// assert!(r.problems[1].message.contains("(0xff) is not UTF-8"), "{:?}", r.problems);
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> OomReport {
+        let (text, undecoded) = decode(bytes);
+        let mut report = OomReport::parse(&text);
+        if !undecoded.is_empty() {
+            report.problems.extend(undecoded.into_iter().map(|d| Problem {
+                line: d.line,
+                entry: None,
+                message: d.message,
+                more: d.more,
+            }));
+            report.problems.sort_by_key(|p| p.line);
+        }
+        report
+    }
+
     /// Reads report text as pasted. Never fails: what cannot be read is a [`Problem`];
     /// an entry without a readable size is reported by its number and left out. Linear
     /// in the text.

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 use xlayout::hlo::{decode, Diagnostic, Module, REPORT_VERSION};
-use xlayout::oom::{join, Entry, EntryRow, Joined, Kind, OomReport, Printed, Problem};
+use xlayout::oom::{join, Entry, EntryRow, Joined, Kind, OomReport, Printed};
 
 use super::args::{Format, Oom, Units};
 use super::dump;
@@ -130,19 +130,7 @@ impl Oom {
             let stream = Stream::new(|sink| {
                 for input in &self.inputs {
                     let (name, bytes) = io::read_file(input, stdin)?;
-                    let (text, undecoded) = decode(&bytes);
-                    let mut report = OomReport::parse(&text);
-                    // Bytes that are not UTF-8 were read as U+FFFD: say where, as `hlo` does,
-                    // among the report's problems (standard error, the status, the JSON).
-                    if !undecoded.is_empty() {
-                        report.problems.extend(undecoded.into_iter().map(|d| Problem {
-                            line: d.line,
-                            entry: None,
-                            message: d.message,
-                            more: d.more,
-                        }));
-                        report.problems.sort_by_key(|p| p.line);
-                    }
+                    let report = OomReport::from_bytes(&bytes);
                     for p in &report.problems {
                         status = 1;
                         warn(format_args!("{name}:{}: {}", p.line, p.message));

@@ -22,8 +22,10 @@
 //!   best time, so one disturbed slice does not decide. The winner does the rest of the
 //!   run. The slices are the run's own work, so measuring costs only the difference
 //!   between the candidates on the slices they ran (a loser by more than a quarter runs
-//!   one slice). On a 2-core AMD EPYC guest the measuring run of the eight benchmark
-//!   cases took 0.89-1.24 of the time of a later run, median 1.05 (BENCHMARKS.md).
+//!   one slice). On a 2-core AMD EPYC (Zen 3) guest the measuring run of the eight
+//!   benchmark cases took 0.89-1.24 of the time of a later run under load (median 1.05),
+//!   and 0.91-1.85 in two runs on the quiet machine (1.85 once, in a run whose later runs
+//!   were the fastest of the session; BENCHMARKS.md).
 //! - Slices are timed on the thread's CPU clock where there is one (Linux and other Unix
 //!   systems): time descheduled, which a busy machine adds to a random slice, does not
 //!   count. Each timed slice ends with its destination lines written back to memory
