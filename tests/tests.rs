@@ -37,6 +37,10 @@ mod no_std_build;
 mod ui;
 mod version_pins;
 
+// XLA FFI handlers of `layout!` types, on hand-built call frames.
+#[cfg(feature = "ffi")]
+mod ffi;
+
 // Whole HLO modules, their peak, out-of-memory reports.
 mod hlo;
 mod hlo_hostile;

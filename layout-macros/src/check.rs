@@ -102,35 +102,34 @@ pub fn within_limit(sources: &[Source]) -> Result<(), syn::Error> {
     Ok(())
 }
 
-pub fn check(source: &Source) -> Result<Checked, Failure> {
-    let mut errors = Errors { source, all: None };
-    let (shape, map) = match Shape::parse_with_source_map(&source.text) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            let errors = source.error(e.span(), &with_hint(&e));
-            return Err(Failure { errors, shape: None });
-        }
-    };
-    for e in shape.validate_all() {
-        errors.runtime(&e, &map);
+/// A shape text parsed and validated by layout-runtime, with every error found so far: what
+/// [`check`] and the FFI handler's checks add their own rules to before [`finish`].
+pub struct Parsed<'a> {
+    pub array: ArrayShape,
+    pub map: SourceMap,
+    errors: Errors<'a>,
+}
+
+impl Parsed<'_> {
+    /// Adds an error of the runtime's kind at the part of the text its path names.
+    pub fn runtime_error(&mut self, e: &Error) {
+        self.errors.runtime(e, &self.map);
     }
-    let array = match shape {
-        Shape::Array(a) => a,
-        other => {
-            let what = match other {
-                Shape::Tuple(_) => {
-                    "a tuple; tuples have no layout of their own: write one `layout!` per element"
-                }
-                Shape::Buffer(_) => "a buffer `b(...)`: write the array inside it",
-                Shape::Token => "`token[]`, which has no data",
-                _ => "`opaque[]`, which has no data",
-            };
-            let message = format!("a static layout is one array shape, and `{other}` is {what}");
-            errors.push(source.error(None, &message));
-            return Err(Failure { errors: errors.all.expect("just pushed"), shape: None });
-        }
-    };
-    for (i, d) in array.dims.iter().enumerate() {
+
+    /// Adds an error of a rule of the macro's own at the text of `location` (of the whole
+    /// layout, then of the whole shape, when that part was not written).
+    pub fn error_at(&mut self, location: Location, message: &str) {
+        let at = |location| self.map.span(&Path { tuple_indices: Vec::new(), location });
+        let range = at(location).or_else(|| at(Location::Layout)).or_else(|| at(Location::Shape));
+        let e = self.errors.source.error(range, message);
+        self.errors.push(e);
+    }
+}
+
+/// A static layout: one array shape, valid, with static dimensions, and its plan.
+pub fn check(source: &Source) -> Result<Checked, Failure> {
+    let mut parsed = parse(source)?;
+    for (i, d) in parsed.array.dims.clone().iter().enumerate() {
         let written = match d {
             Dim::Static(_) => continue,
             Dim::Bounded(n) => format!("`<={n}`"),
@@ -144,8 +143,45 @@ pub fn check(source: &Source) -> Result<Checked, Failure> {
             ),
         )
         .with_path(Path { tuple_indices: Vec::new(), location: Location::Dim(i) });
+        parsed.runtime_error(&e);
+    }
+    finish(parsed)
+}
+
+/// The text parsed and validated, one array shape (its dimensions may be dynamic).
+pub fn parse(source: &Source) -> Result<Parsed<'_>, Failure> {
+    let mut errors = Errors { source, all: None };
+    let (shape, map) = match Shape::parse_with_source_map(&source.text) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            let errors = source.error(e.span(), &with_hint(&e));
+            return Err(Failure { errors, shape: None });
+        }
+    };
+    for e in shape.validate_all() {
         errors.runtime(&e, &map);
     }
+    match shape {
+        Shape::Array(array) => Ok(Parsed { array, map, errors }),
+        other => {
+            let what = match other {
+                Shape::Tuple(_) => {
+                    "a tuple; tuples have no layout of their own: write one `layout!` per element"
+                }
+                Shape::Buffer(_) => "a buffer `b(...)`: write the array inside it",
+                Shape::Token => "`token[]`, which has no data",
+                _ => "`opaque[]`, which has no data",
+            };
+            let message = format!("a static layout is one array shape, and `{other}` is {what}");
+            errors.push(source.error(None, &message));
+            Err(Failure { errors: errors.all.expect("just pushed"), shape: None })
+        }
+    }
+}
+
+/// The errors found, or the layout with its plan (the dimensions must be static by now).
+pub fn finish(parsed: Parsed<'_>) -> Result<Checked, Failure> {
+    let Parsed { array, map, mut errors } = parsed;
     if let Some(all) = errors.all {
         return Err(Failure { errors: all, shape: Some(Box::new(array)) });
     }
@@ -162,4 +198,10 @@ pub fn check(source: &Source) -> Result<Checked, Failure> {
             Err(Failure { errors: errors.all.expect("just pushed"), shape: Some(Box::new(array)) })
         }
     }
+}
+
+/// The errors found in a shape with dynamic dimensions, which has no plan to make here (its
+/// sizes come at run time).
+pub fn finish_dynamic(parsed: Parsed<'_>) -> Result<(), syn::Error> {
+    parsed.errors.all.map_or(Ok(()), Err)
 }

@@ -32,7 +32,8 @@ pub struct Invocation {
 /// The name of the expression form's type.
 const ANONYMOUS: &str = "XlaLayout";
 
-pub fn parse(input: TokenStream) -> syn::Result<Invocation> {
+/// The `$crate;` that the facade's wrappers put first, and the tokens after it.
+pub fn krate(input: TokenStream) -> syn::Result<(TokenTree, Vec<TokenTree>)> {
     let mut tokens = input.into_iter();
     let krate =
         tokens.next().ok_or_else(|| syn::Error::new(Span::call_site(), "expected `$crate;`"))?;
@@ -40,7 +41,11 @@ pub fn parse(input: TokenStream) -> syn::Result<Invocation> {
         Some(TokenTree::Punct(p)) if p.as_char() == ';' => {}
         _ => return Err(syn::Error::new(Span::call_site(), "expected `$crate;`")),
     }
-    let rest: Vec<TokenTree> = tokens.collect();
+    Ok((krate, tokens.collect()))
+}
+
+pub fn parse(input: TokenStream) -> syn::Result<Invocation> {
+    let (krate, rest) = krate(input)?;
     let item_form = match rest.first() {
         None => {
             return Err(syn::Error::new(
@@ -91,7 +96,7 @@ fn items(input: ParseStream) -> syn::Result<Vec<LayoutDef>> {
 }
 
 /// A lone string literal is a pasted shape; anything else is shape tokens.
-fn shape_tokens(tokens: Vec<TokenTree>) -> ShapeTokens {
+pub fn shape_tokens(tokens: Vec<TokenTree>) -> ShapeTokens {
     if let [TokenTree::Literal(lit)] = tokens.as_slice() {
         if let Ok(s) = syn::parse2::<LitStr>(TokenTree::Literal(lit.clone()).into()) {
             return ShapeTokens::Literal(s);

@@ -14,12 +14,15 @@
 //!   `index_of_program`, written out only past its register count);
 //! - `emit`: the type and its impls, only what differs between layouts;
 //! - `fallback`: after an error, a placeholder of the right kind, so errors do not cascade;
-//! - `expand`: the steps in order, for one invocation.
+//! - `expand`: the steps in order, for one invocation;
+//! - `ffi`: `xlayout::ffi::handler!`, an XLA FFI handler of `layout!` types, from the same
+//!   steps.
 
 mod check;
 mod emit;
 mod expand;
 mod fallback;
+mod ffi;
 mod input;
 mod program;
 mod storage;
@@ -33,6 +36,13 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn layout_impl(input: TokenStream) -> TokenStream {
     expand::expand(input.into()).into()
+}
+
+/// `ffi_handler_impl!($crate; fn name(...) -> (...) { ... })`: see `xlayout::ffi::handler!`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn ffi_handler_impl(input: TokenStream) -> TokenStream {
+    ffi::expand(input.into()).into()
 }
 
 #[cfg(test)]

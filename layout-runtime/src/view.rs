@@ -245,6 +245,22 @@ impl<'a, T: Element> ViewMut<'a, T> {
     pub fn as_view(&self) -> View<'_, T> {
         View { data: self.data, plan: self.plan.clone() }
     }
+
+    /// The storage, in memory order, padding included, to write whole runs at once (a
+    /// kernel that knows its layout's order writes rows as slices, not element by element).
+    ///
+    /// ```
+    /// use layout_runtime::{Shape, ViewMut};
+    /// let shape: Shape = "s32[2,3]{0,1}".parse()?; // column-major
+    /// let mut data = [0i32; 6];
+    /// let mut view = ViewMut::new(&mut data, &shape)?;
+    /// view.as_mut_slice()[..2].copy_from_slice(&[7, 8]); // column 0
+    /// assert_eq!((view[[0, 0]], view[[1, 0]]), (7, 8));
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.data
+    }
 }
 
 /// The offset of `index` in a view, panicking like slice indexing when it is out of range.

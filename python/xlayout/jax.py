@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
 
+from ._ffi import Library, load
 from ._reports import HloReport, hlo
 
 # The fields of JAX's CompiledMemoryStats that describe device memory.
