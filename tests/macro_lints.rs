@@ -1,4 +1,5 @@
-//! Lint hygiene of what `layout!` generates: a user crate that denies warnings, rustc's
+//! Lint hygiene of what `layout!` (and, with the `ffi` feature, `ffi::handler!`, whose one
+//! allowance is `unsafe_code` at the FFI boundary) generates: a user crate that denies warnings, rustc's
 //! allow-by-default lints that generated code could trip, clippy's pedantic and nursery
 //! groups, and the restriction lints that index arithmetic and forwarding methods would trip
 //! without the allowances the macro emits. `cargo clippy --all-targets -- -D warnings` (CI)
@@ -50,6 +51,21 @@ layout! {
 pub const fn odd_tile_offset() -> usize {
     let odd = layout!(f32[3,5]{1,0:T(3,3)});
     odd.offset([2, 4])
+}
+
+/// An XLA FFI handler: static and dynamic buffers, an attribute, a `where` clause.
+#[cfg(feature = "ffi")]
+pub mod kernels {
+    xlayout::ffi::handler! {
+        /// `x * factor`, the rows of `y` as many as `x`'s.
+        pub fn scaled(x: f32[?,4]{1,0}, w: bf16[4]{0}, factor: f32) -> (y: f32[?,4]{1,0}) where y[0] = x[0] {
+            for (o, v) in y.as_mut_slice().iter_mut().zip(x.as_slice()) {
+                *o = v * factor * w[[0]].to_f32();
+            }
+            Ok(())
+        }
+    }
+    xlayout::ffi::export!(scaled);
 }
 
 #[test]

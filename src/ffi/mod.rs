@@ -169,6 +169,7 @@ macro_rules! __ffi_export {
         /// The manifests of this library's XLA FFI handlers, for `xlayout.jax.load`:
         /// handler `index`'s JSON text, or null past the last.
         #[no_mangle]
+        #[allow(unsafe_code)]
         pub extern "C" fn xlayout_ffi_manifest(index: usize) -> *const ::core::ffi::c_char {
             const ALL: &[&$crate::__private::ffi::CStr] = &[$($($handler)::+::MANIFEST),*];
             match ALL.get(index) {

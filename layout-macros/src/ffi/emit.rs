@@ -177,9 +177,20 @@ pub fn handler(h: &Handler, params: &[Checked], results: &[CheckedBuffer]) -> To
         ///
         /// XLA calls it, with a call frame (`XLA_FFI_CallFrame`) whose pointers are valid for
         /// the call; every buffer and attribute in it is checked before the body runs.
+        // The FFI boundary is the one place of unsafe code (a raw frame, an exported
+        // symbol), in the generated code only: a crate that denies `unsafe_code` for its
+        // own code still declares handlers (one that forbids it cannot).
         #no_mangle
+        #[allow(unsafe_code)]
         #vis unsafe extern "C" fn #name(#frame: *mut #x::CallFrame) -> *mut #x::XlaError {
-            #[allow(unused_mut, clippy::too_many_arguments, clippy::needless_pass_by_value)]
+            // The kernel is the user's function: the views are taken by value, a result view
+            // is `mut` whether or not it is written through, and a body may always succeed.
+            #[allow(
+                unused_mut,
+                clippy::too_many_arguments,
+                clippy::needless_pass_by_value,
+                clippy::unnecessary_wraps
+            )]
             fn #kernel(#(#kernel_params),*) -> #x::Result<(), #x::Error> #body
 
             // SAFETY: the frame is XLA's (this function's contract).
