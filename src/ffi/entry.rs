@@ -11,10 +11,10 @@ use core::ptr::addr_of;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::c_api::{self, ExecutionStage, ExtensionType, API_VERSION, CALL_FRAME_STRUCT_SIZE};
+use super::error::Error;
 use super::frame::{self, size_error, ArgBuffer, Parts, ResultBuffer};
 use super::signature::{Param, Signature};
 use super::types::{Attr, FfiElement};
-use super::Error;
 use crate::fixed::{StaticView, StaticViewMut, TypedLayout};
 use crate::{ArrayShape, Layout, Shape, View, ViewMut};
 

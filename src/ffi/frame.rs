@@ -13,8 +13,8 @@ use core::ffi::c_void;
 use core::fmt::Write;
 
 use super::c_api::{self, ArgType, AttrType, DataType, BUFFER_STRUCT_SIZE};
-use super::signature::{AttrParam, Param, Signature};
-use super::Error;
+use super::error::Error;
+use super::signature::{AttrParam, BufferDim, Param, Signature};
 use crate::{Dim, PrimitiveType};
 
 /// The most dimensions of a buffer whose sizes an error message reads: a rank beyond it is
@@ -343,13 +343,13 @@ fn check_links(
     rets: &[Located<'_>],
 ) -> Result<(), Error> {
     for link in signature.links {
-        let size = |d: super::BufferDim| {
+        let size = |d: BufferDim| {
             let list = if d.result { rets } else { args };
             list.get(d.buffer).and_then(|b| b.dims.get(d.dim)).copied()
         };
         let (left, right) = (size(link.left), size(link.right));
         if left != right {
-            let name = |d: super::BufferDim| signature.param(d).map_or("?", |p| p.name);
+            let name = |d: BufferDim| signature.param(d).map_or("?", |p| p.name);
             let shown = |n: Option<i64>| n.map_or(String::from("missing"), |n| format!("{n}"));
             return Err(Error::invalid_argument(format!(
                 "`{l}` dimension {ld} is {lv} and `{r}` dimension {rd} is {rv}, declared equal \
