@@ -199,6 +199,13 @@ def test_a_panicking_kernel_raises(k, rng):
     assert same_bits(k.pick_row(x, row=7), x[7])
 
 
+def test_no_differentiation_rule_is_given(k, rng):
+    # jax.grad works where the user gives a rule (jax.custom_vjp); a handler has none.
+    x = rng.standard_normal((2, 128), dtype=np.float32)
+    with pytest.raises(ValueError, match="The FFI call to `scale` cannot be differentiated"):
+        jax.grad(lambda v: k.scale(v, factor=2.0).sum())(x)
+
+
 def test_the_empty_handler_copies_its_scalar(k):
     assert same_bits(jax.jit(k.empty)(np.float32(2.5)), np.float32(2.5))
 
