@@ -5,6 +5,7 @@ interpreter alive after it."""
 
 import ctypes.util
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ import pytest
 
 import xlayout
 import xlayout.jax
-from conftest import REPO, missing_tool
+from conftest import REPO, missing_tool, run
 
 jax.config.update("jax_platforms", "cpu")
 
@@ -109,7 +110,7 @@ def test_scale_converts_its_attribute_to_the_declared_type(k, rng):
     assert jax.jit(lambda v: k.scale(v, factor=2.0))(empty).shape == (0, 128)
 
 
-def test_the_compiled_program_has_the_declared_layouts(k, rng):
+def test_the_compiled_program_has_the_declared_layouts(k, rng, command, tmp_path):
     x = rng.standard_normal((64, 32), dtype=np.float32)
     compiled = jax.jit(k.transpose_add).lower(x, x).compile()
     text = compiled.as_text()
@@ -126,6 +127,13 @@ def test_the_compiled_program_has_the_declared_layouts(k, rng):
     assert rows[operands[0]]["shape"] == "f32[64,32]{0,1}"
     assert rows[operands[1]]["shape"] == "f32[64,32]{1,0}"
     assert rows[operands[1]]["opcode"] == "parameter"
+    # The command reads the dump the same way.
+    dump = tmp_path / "transpose_add.txt"
+    dump.write_text(text)
+    report = json.loads(run([command, "hlo", "--format", "json", dump]).stdout)
+    by_name = {r["instruction"]: r for r in report["files"][0]["instructions"]}
+    assert by_name[operands[0]]["shape"] == "f32[64,32]{0,1}"
+    assert by_name[target["instruction"]]["shape"] == "f32[64,32]{1,0}"
 
 
 def test_a_wrong_dtype_or_shape_names_the_argument(k, rng):

@@ -167,7 +167,9 @@ pub type Body<'f> = &'f mut dyn FnMut(&mut Call<'_>) -> Result<(), Error>;
 /// - Execute checks every buffer and attribute, then runs `body` with any panic caught.
 ///
 /// Every failure is an XLA error naming the handler. A frame of another major API version is
-/// refused before anything but its version is read.
+/// refused before anything but its version is read; a frame larger than this header's (a
+/// later minor version's additions) is read up to the fields this header knows, as the C
+/// API's `struct_size` convention allows (the C++ binding asks for the exact size).
 ///
 /// # Safety
 ///
