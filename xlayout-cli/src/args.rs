@@ -178,14 +178,15 @@ pub struct Map {
 
 /// `map --window`'s help, from the sizes the maps apply.
 fn window_help() -> String {
-    use xlayout::draw::{DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
+    use xlayout::draw::{DEFAULT_CELLS, DEFAULT_ROWS as rows, MAX_CELLS, MAX_MEMORY_ROW};
     let side = crate::map::DEFAULT_SIDE;
     format!(
         "Draw ROWS rows and COLS columns of cells from --origin (elements, or tiles
 with --tiles) [default: the text map, {side} rows and {side} columns; --svg, the
 whole slice when it has at most {DEFAULT_CELLS} elements ({MAX_CELLS} tiles with --tiles),
-else its top-left corner of that many]. At most {MAX_CELLS} cells: a larger window
-keeps its first {MAX_MEMORY_ROW} columns and as many rows as fit, and says so"
+else its top-left corner of at most that many: {rows} rows of a wide slice, more of
+a narrow one]. At most {MAX_CELLS} cells: a larger window keeps its first
+{MAX_MEMORY_ROW} columns and as many rows as fit, and says so"
     )
 }
 
