@@ -22,7 +22,8 @@ const SCRIPTING: &str = "\
 The scripting commands (canon, bytes, offset, index) answer each input on its own line,
 `ok <answer>` or `err <message>`, in the order of the inputs; a blank input is answered
 `err empty input`. With no inputs, or with `-` among them, they read one input per line of
-standard input. A SHAPE of `-` is the first line of standard input.
+standard input. A SHAPE of `-` is the first line of standard input. A command that
+reads standard input from a terminal says so on standard error first.
 
 Exit status: 0 when every input was answered ok, 1 when any input was an error, 2 for a
 usage error or when an input cannot be read or the output cannot be written. A closed
@@ -102,6 +103,28 @@ pub enum Command {
     /// and when the text holds no out-of-memory report at all.
     #[command(verbatim_doc_comment)]
     Oom(Oom),
+}
+
+impl Command {
+    /// The command's name and what it reads from standard input, when an argument is `-`
+    /// (for the notice given when standard input is a terminal).
+    pub fn reads(&self) -> (&'static str, &'static str) {
+        const LINES: &str = "its inputs, one a line,";
+        match self {
+            Command::Canon(_) => ("canon", LINES),
+            Command::Bytes(_) => ("bytes", LINES),
+            Command::Offset(_) => ("offset", LINES),
+            Command::Index(_) => ("index", LINES),
+            Command::Explain(_) => ("explain", "the shape"),
+            Command::Map(_) => ("map", "the shape"),
+            Command::Hlo(_) => ("hlo", "HLO module text"),
+            Command::Peak(_) => ("peak", "HLO module text"),
+            Command::Oom(a) if a.hlo.as_deref() == Some(std::path::Path::new("-")) => {
+                ("oom", "the --hlo dump")
+            }
+            Command::Oom(_) => ("oom", "an out-of-memory report"),
+        }
+    }
 }
 
 /// The SHAPE argument's help, the same for every command that takes one.
