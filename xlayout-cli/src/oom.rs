@@ -201,6 +201,10 @@ impl Oom {
         }
         if let Some(a) = &r.allocating {
             let _ = write!(s, ": failed to allocate {} bytes", a.text);
+            // The size a person reads, in the table's units (XLA:GPU's own for its reports).
+            if let Some(n) = a.bytes.filter(|_| unit != Units::Exact) {
+                let _ = write!(s, " ({})", b(n));
+            }
         }
         if let Some(x) = &r.runtime {
             let _ = write!(s, ": could not {} {}", x.action, x.requested.text);

@@ -405,11 +405,21 @@ fn gpu_reports_in_their_units() {
         r.stdout
     );
     assert!(r.stdout.contains("\n  2  1004.50MiB  1004.50MiB  1004.50MiB  0B  "), "{}", r.stdout);
+    // The size it failed to allocate, as XLA's HumanReadableNumBytes writes it: 2110783616
+    // bytes are 1.966 GiB, `1.97GiB` (the report's own `preallocated temp allocation`).
+    let header = "tests/data/oom/gpu_peak_buffers.txt: XLA:GPU buffer assignment report: \
+                  failed to allocate 2110783616 bytes (1.97GiB)\n";
+    assert!(r.stdout.starts_with(header), "{}", r.stdout);
+    let exact =
+        ["oom", "--format", "table", "--bytes", "exact", "tests/data/oom/gpu_peak_buffers.txt"];
+    let r = xlayout(&exact, b"");
+    assert!(r.stdout.contains(": failed to allocate 2110783616 bytes\n"), "{}", r.stdout);
     let r = xlayout(
         &["oom", "--format", "table", "--bytes", "oom", "tests/data/oom/gpu_peak_buffers.txt"],
         b"",
     );
     assert!(r.stdout.contains("\n  1  4.89GiB     4.89G     4.89G     0B  "), "{}", r.stdout);
+    assert!(r.stdout.contains(": failed to allocate 2110783616 bytes (1.97G)\n"), "{}", r.stdout);
 }
 
 /// `oom --help` is written for oom: its rows are entries.
