@@ -372,16 +372,24 @@ fn reports_cut_anywhere_read() {
 }
 
 /// Every committed report, with a prefix a logger of its own put before every line (a
-/// fixed one, or glog's time and thread without a file), reads as it does without: the
-/// same entries, header figures and problems. And pasted as a JSON string, the same
-/// entries.
+/// fixed one, or glog's time and thread without a file; or one that differs from line to
+/// line in its digits and colour codes: a Ray worker's, with and without its escape
+/// characters, a line number before it, nothing after it on a blank line), reads as it does
+/// without: the same entries, header figures and problems. And pasted as a JSON string,
+/// the same entries.
 #[test]
 fn committed_reports_read_the_same_under_a_foreign_prefix() {
     let dir = format!("{}/tests/data/oom", env!("CARGO_MANIFEST_DIR"));
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".txt") && n != "tpu_2024_module.txt")
+        // gpu_ray_worker_copied.txt is gpu_peak_buffers.txt under a prefix already (and its
+        // first line a logger's line in it: under glog's time too, that line would be all
+        // logger prefix), read in a_ray_worker_log_copied_from_an_issue_thread.
+        .filter(|n| {
+            n.ends_with(".txt")
+                && !["tpu_2024_module.txt", "gpu_ray_worker_copied.txt"].contains(&n.as_str())
+        })
         .collect();
     names.sort();
     assert!(names.len() >= 8, "{names:?}");
@@ -394,6 +402,24 @@ fn committed_reports_read_the_same_under_a_foreign_prefix() {
                 text.split_inclusive('\n').map(|l| format!("{prefix}{l}")).collect();
             let r = serde_json::to_value(OomReport::parse(&prefixed)).unwrap();
             assert_eq!(r, plain, "{name} with {prefix:?} on every line");
+        }
+        // Ray's `(MeshHostWorker pid=489) ` in dim cyan or yellow (escapes kept, or lost by
+        // a copy from a web page, which keeps the view's line numbers instead).
+        let ray: [fn(usize) -> String; 2] = [
+            |n| format!("\x1b[2m\x1b[3{}m(MeshHostWorker pid={})\x1b[0m", 3 + n % 4, 480 + n % 20),
+            |n| format!("{}[2m[36m(MeshHostWorker pid=489)[0m", n + 70),
+        ];
+        for prefix in ray {
+            let prefixed: String = text
+                .split_inclusive('\n')
+                .enumerate()
+                .map(|(n, l)| match l.trim_end_matches(['\r', '\n']) {
+                    "" => format!("{}{}", prefix(n), &l[l.find(['\r', '\n']).unwrap_or(0)..]),
+                    _ => format!("{} {l}", prefix(n)),
+                })
+                .collect();
+            let r = serde_json::to_value(OomReport::parse(&prefixed)).unwrap();
+            assert_eq!(r, plain, "{name} with {:?} (line 1) on every line", prefix(0));
         }
         // As a JSON string: one line, every entry on it.
         let quoted = serde_json::to_string(&text).unwrap();
@@ -409,6 +435,18 @@ fn committed_reports_read_the_same_under_a_foreign_prefix() {
         assert_eq!(sizes(&r), sizes(&plain), "{name} as a JSON string");
         assert_eq!(r["used"], plain["used"], "{name} as a JSON string");
     }
+}
+
+/// A Ray worker's log as copied from an issue thread (tests/data/oom/ray_worker.py made it
+/// from gpu_peak_buffers.txt in alpa-projects/alpa#759's form: line numbers, colour codes
+/// without their escapes, `(MeshHostWorker pid=489)` alone on a blank line) is the same
+/// report, line for line.
+#[test]
+fn a_ray_worker_log_copied_from_an_issue_thread() {
+    let copied = serde_json::to_value(report("gpu_ray_worker_copied.txt")).unwrap();
+    let plain = serde_json::to_value(report("gpu_peak_buffers.txt")).unwrap();
+    assert_eq!(copied["entries"].as_array().map(Vec::len), Some(5));
+    assert_eq!(copied, plain);
 }
 
 /// What is no report is said, and what is a header with no entries.
