@@ -449,6 +449,53 @@ fn a_ray_worker_log_copied_from_an_issue_thread() {
     assert_eq!(copied, plain);
 }
 
+/// An older TPU vmem report whose entries are `XLA label:` and `Allocation type: scoped`
+/// alone (no number, no size; tests/data/oom/vmem_scoped_no_sizes.txt, in the form of a
+/// 2019 TensorFlow TPU log): listed as sizeless entries, each with the instruction its
+/// label names, and no longer "a header but no entries".
+#[test]
+fn vmem_scoped_entries_without_sizes() {
+    let r = report("vmem_scoped_no_sizes.txt");
+    assert_eq!(
+        (r.kind, r.memory_space.as_deref(), r.used.as_ref()),
+        (Kind::Tpu, Some("vmem"), None)
+    );
+    assert_eq!((r.entries.len(), r.problems.len(), r.missing()), (0, 0, None));
+    let got: Vec<_> = r
+        .sizeless
+        .iter()
+        .map(|e| (e.number, e.line, e.memory_space.as_deref(), e.allocation_type.as_deref()))
+        .collect();
+    let vmem = Some("vmem");
+    let scoped = Some("scoped");
+    assert_eq!(
+        got,
+        [(1, 5, vmem, scoped), (2, 8, vmem, scoped), (3, 11, vmem, scoped), (4, 14, vmem, scoped)]
+    );
+    let named: Vec<_> =
+        r.sizeless.iter().map(|e| (e.instruction.as_deref(), e.opcode.as_deref())).collect();
+    assert_eq!(
+        named,
+        [
+            (None, None),
+            (Some("fusion.41"), Some("fusion")),
+            (Some("fusion.41"), Some("fusion")),
+            (Some("convolution.7"), Some("convolution"))
+        ]
+    );
+    assert_eq!(r.sizeless[0].label.as_deref(), Some("register allocator spill slots"));
+    assert!(r.sizeless.iter().all(|e| e.size.is_none() && e.recomputed.is_none()));
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["sizeless"][3]["instruction"], "convolution.7");
+    assert_eq!(json["entries"], Value::Array(Vec::new()));
+    // A label that is no field of a sizeless entry's, or an allocation type with no label
+    // before it, starts nothing.
+    let r = OomReport::parse(
+        "Largest program allocations in vmem:\n  Allocation type: scoped\n  Shape: f32[8]\n",
+    );
+    assert_eq!((r.sizeless.len(), r.missing()), (0, Some("no out-of-memory report found")));
+}
+
 /// What is no report is said, and what is a header with no entries.
 #[test]
 fn no_report_is_said() {

@@ -258,9 +258,10 @@ impl Oom {
         if let Some(why) = r.missing().filter(|w| *w != "no out-of-memory report found") {
             let _ = writeln!(s, "{why}");
         }
+        let sizeless = sizeless_table(r, unit)?;
         let t = &r.totals;
         if r.entries.is_empty() {
-            return Ok(s);
+            return Ok(s + &sizeless);
         }
         let _ = writeln!(
             s,
@@ -371,8 +372,30 @@ impl Oom {
                 let _ = writeln!(s, "  {n}");
             }
         }
-        Ok(s)
+        Ok(s + &sizeless)
     }
+}
+
+/// The entries a report lists without a size (older TPU vmem reports' `scoped` ones): by
+/// allocation type, instruction and label, said to carry no size; empty if there are none.
+fn sizeless_table(r: &OomReport, unit: Units) -> Result<String, Failure> {
+    if r.sizeless.is_empty() {
+        return Ok(String::new());
+    }
+    let n = r.sizeless.len();
+    let columns = [
+        &Column::Field("#", "entry"),
+        &Column::Field("allocation type", "allocation_type"),
+        &Column::Field("instruction", "instruction"),
+        &Column::Field("label", "label"),
+    ];
+    let rows = r.sizeless.iter().map(|e| EntryRow::new(e, None));
+    Ok(format!(
+        "{n} {} listed with no size (by label and allocation type only): nothing to \
+         recompute or add up\n\n{}",
+        if n == 1 { "entry" } else { "entries" },
+        row_table(rows, &columns, unit)?
+    ))
 }
 
 /// What the dump says against the entry: its instruction has another shape, or is not in

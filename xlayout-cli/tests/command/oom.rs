@@ -387,6 +387,39 @@ fn the_dump_is_checked_against_the_report() {
     assert!(r.stdout.contains("\n  entry 2: `gone.2` is not in the dump\n"), "{}", r.stdout);
 }
 
+/// Entries listed with no size (older vmem reports' scoped allocations) are listed by
+/// allocation type, instruction and label, said to carry no size; the report is read
+/// (status 0), not "a header but no entries".
+#[test]
+fn entries_without_a_size_are_listed() {
+    let file = "tests/data/oom/vmem_scoped_no_sizes.txt";
+    let r = xlayout(&["oom", "--format", "table", file], b"");
+    assert_eq!((r.status, r.stderr.as_str()), (0, ""));
+    let table = [
+        format!("{file}: TPU out-of-memory report, memory space vmem"),
+        "4 entries listed with no size (by label and allocation type only): nothing to recompute or add up".to_string(),
+        String::new(),
+        "  #  allocation type  instruction    label".to_string(),
+        "  1  scoped           -              register allocator spill slots".to_string(),
+    ];
+    assert_eq!(r.stdout.lines().take(5).collect::<Vec<_>>(), table, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("\n  4  scoped           convolution.7  %convolution.7 = bf16[64,28,28,128]"),
+        "{}",
+        r.stdout
+    );
+    let r = xlayout(&["oom", "--format", "json", file], b"");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let types: Vec<&str> = v["reports"][0]["sizeless"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["allocation_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["scoped"; 4]);
+}
+
 /// XLA:GPU's report in its own units, with its stats block.
 #[test]
 fn gpu_reports_in_their_units() {
