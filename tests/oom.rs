@@ -496,6 +496,28 @@ fn vmem_scoped_entries_without_sizes() {
     assert_eq!((r.sizeless.len(), r.missing()), (0, Some("no out-of-memory report found")));
 }
 
+/// Padding held against the overage, where it is at least a quarter of what the entries
+/// list. tpu_2024_new_labels: two bf16[2048,1,2048,128] in (4,128)(2,1) tiles of 4 GiB with
+/// 1 GiB of data each, 6 GiB of padding, against 140.54M = 147366871 bytes over.
+/// e1000_crlf: (256 MiB - 64 MiB) + (5242880 - 1638400) = 204931072 bytes of padding (74.9%
+/// of 273678336), against 2.02G = 2168958484 over. XLA:GPU's report gives no overage, and
+/// problems.txt lists no padding.
+#[test]
+fn padding_against_the_overage() {
+    let pair = |name: &str| report(name).padding_against_overage();
+    assert_eq!(pair("tpu_2024_new_labels.txt"), Some((6 << 30, 147_366_871)));
+    assert_eq!(pair("e1000_crlf.txt"), Some((204_931_072, 2_168_958_484)));
+    assert_eq!((pair("gpu_peak_buffers.txt"), pair("problems.txt")), (None, None));
+    // A quarter is enough: f32[8,96] in an 8x128 tile is 4096 bytes for 3072 (1024 padding);
+    // f32[8,100] pads 896 of 4096, less. Without `Exceeded`, used less capacity (1.00G).
+    let one = |shape: &str| {
+        let text = format!("Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  1. Size: 4.0K\n     Shape: {shape}\n");
+        OomReport::parse(&text).padding_against_overage()
+    };
+    assert_eq!(one("f32[8,96]{1,0:T(8,128)}"), Some((1024, 1 << 30)));
+    assert_eq!(one("f32[8,100]{1,0:T(8,128)}"), None);
+}
+
 /// What is no report is said, and what is a header with no entries.
 #[test]
 fn no_report_is_said() {

@@ -275,6 +275,10 @@ impl Oom {
             b(t.sizes.padding_bytes()),
             t.padding_percent.as_ref().map_or_else(String::new, |p| format!(" ({p}% of it)"))
         );
+        if let Some((padding, over)) = r.padding_against_overage() {
+            let more = if padding >= over { ": the padding is more than the overage" } else { "" };
+            let _ = writeln!(s, "{} of padding; the program is {} over{more}", b(padding), b(over));
+        }
         let shape = |f: &Fields| match f.get("recomputed_shape") {
             Cell::Null => f.text("shape"),
             cell => cell.to_string(),

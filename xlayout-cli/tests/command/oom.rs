@@ -269,6 +269,7 @@ fn the_table_for_people() {
 standard input: TPU out-of-memory report (E1000), memory space hbm: used 17.77G of 15.75G, 2.02G over
 HLO temp 17.77G, 98.6% utilization printed; Unpadded / Padded = 98.6%: agrees
 2 entries (2 with a readable shape, 2 agreeing with it): 261.00M listed, 65.56M of data, 195.44M padding (74.9% of it)
+195.44M of padding; the program is 2.02G over
 
   #  printed  size     data    padding  x      agrees  shape                                   instruction    why                         better layout
   1  256.00M  256.00M  64.00M  192.00M  4.00x  yes     pred[64,512,2048]{2,1,0:T(8,128)E(32)}  lt.17          E(32) 8 -> 32 bits (x4.00)  -
@@ -418,6 +419,25 @@ fn entries_without_a_size_are_listed() {
         .map(|e| e["allocation_type"].as_str().unwrap())
         .collect();
     assert_eq!(types, ["scoped"; 4]);
+}
+
+/// Where padding is a large share of the listed memory, the table holds it against what the
+/// program is over (the library's figures: tests/oom.rs, padding_against_the_overage).
+#[test]
+fn padding_is_held_against_the_overage() {
+    let says = |file: &str| {
+        let r = xlayout(&["oom", "--format", "table", &format!("tests/data/oom/{file}")], b"");
+        r.stdout.lines().find(|l| l.contains(" of padding; ")).map(str::to_string)
+    };
+    assert_eq!(
+        says("tpu_2019_glog.txt").as_deref(),
+        Some("31.00G of padding; the program is 25.74G over: the padding is more than the overage")
+    );
+    assert_eq!(
+        says("e1000_crlf.txt").as_deref(),
+        Some("195.44M of padding; the program is 2.02G over")
+    );
+    assert_eq!((says("gpu_peak_buffers.txt"), says("problems.txt")), (None, None));
 }
 
 /// XLA:GPU's report in its own units, with its stats block.
