@@ -6,7 +6,7 @@
 //! cargo run --example inspect -- 'bf16[16,256]{1,0:T(8,128)(2,1)}' 'f32[3,5]{1,0:T(0,2)}'
 //! ```
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 
 use xlayout::{Error, Shape};
 
@@ -33,6 +33,11 @@ fn inspect(text: &str) -> Result<(), Error> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let inputs: Vec<String> = if args.is_empty() {
+        // At a terminal, silence would look like a hang: say what is read and how to end it.
+        if std::io::stdin().is_terminal() {
+            let end = if cfg!(windows) { "Ctrl-Z, then Enter" } else { "Ctrl-D" };
+            eprintln!("inspect: reading shapes from standard input, one a line ({end} to end)");
+        }
         std::io::stdin()
             .lock()
             .lines()

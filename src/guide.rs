@@ -24,7 +24,7 @@
 //!
 //! | you have | use | why |
 //! |---|---|---|
-//! | a small array, or `no_std` without `alloc` | [`Buffer<L>`](crate::Buffer) | inline `[T; N]`; `Buffer::zeroed` is `const` |
+//! | a small array (at most 1 MiB), or `no_std` without `alloc` | [`Buffer<L>`](crate::Buffer) | inline `[T; N]`; `Buffer::zeroed` is `const` |
 //! | any size | [`HeapBuffer<L>`](crate::HeapBuffer) | allocated zeroed on the heap; the stack never holds the array |
 //! | storage someone else owns | [`StaticView<L>`](crate::StaticView), [`StaticViewMut<L>`](crate::StaticViewMut) | a slice, its length checked once |
 //! | `E(n)`-packed sub-byte elements | [`PackedBuffer<L>`](crate::PackedBuffer) and its heap / view forms | one element at a time, `get` / `set` |
@@ -32,8 +32,11 @@
 //! All of them index the same way and have the same methods (`get`, `pack_from`,
 //! `unpack_into`, `view`, `view_mut`, `bits`, `tiles`). A `Buffer` is `Clone`, not `Copy`:
 //! copying a large array is something you write, never something that happens. An array of
-//! a megabyte or more belongs on the heap (a thread's stack is a few megabytes; a debug build
-//! may hold more than one copy on it):
+//! more than a megabyte belongs on the heap (a thread's stack is a few megabytes; a debug build
+//! may hold more than one copy on it), so `layout!` gives only layouts of at most
+//! [`MAX_INLINE_BYTES`](crate::fixed::MAX_INLINE_BYTES) (1 MiB) a `Buffer`
+//! ([`InlineLayout`](crate::InlineLayout)); `Buffer::<Big>::zeroed()` of a larger one is a
+//! compile error that names `HeapBuffer`:
 //!
 //! ```
 //! use xlayout::{layout, HeapBuffer};

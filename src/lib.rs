@@ -86,8 +86,8 @@ pub mod __private {
     pub use core::option::Option;
     pub use layout_macros::layout_impl;
     pub use layout_runtime::fixed::{
-        check_index, check_usize, program_index_of, Constants, Inverse, MatrixTile, PackedLayout,
-        StaticLayout, TileLayout, TileSpec, TiledLayout, TypedLayout,
+        check_index, check_usize, program_index_of, Constants, InlineLayout, Inverse, MatrixTile,
+        PackedLayout, StaticLayout, TileLayout, TileSpec, TiledLayout, TypedLayout,
     };
     pub use layout_runtime::{elem, IndexStep, PrimitiveType, TileDim};
 

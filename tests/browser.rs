@@ -3,8 +3,12 @@
 //! no console error, the same cells, offsets and padding as the text the library wrote, and
 //! a picture that fits the window's width at its own proportions.
 //!
-//! Skipped, with the reason printed, when no Chromium is installed (`.ci/run` installs
-//! Debian's `chromium` when it can); `XLAYOUT_CHROMIUM` names the browser to use.
+//! Which browser they run is decided when the tests are built (build.rs, with
+//! [`chromium::find`]): `XLAYOUT_CHROMIUM`, else a `chromium` (or `chromium-browser`,
+//! `google-chrome`) on `PATH`. Without one they are `ignored`, the reason in the summary;
+//! under CI (`CI=true`, where `.ci/run` installs Debian's `chromium`) they fail instead.
+
+mod chromium;
 
 use crate::drawing;
 
@@ -15,16 +19,55 @@ use std::time::{Duration, Instant};
 use xlayout::draw::{map_svg, MapOptions};
 use xlayout::ArrayShape;
 
-/// The browser to run, if any.
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("XLAYOUT_CHROMIUM") {
-        return Some(PathBuf::from(path));
+/// The browser the build found (build.rs), for `what`. Without one, the tests that always
+/// need it are ignored (`xlayout_no_chromium`) unless the build was under CI, where they fail
+/// here; so does a stale screenshot, which needs one to be taken again.
+fn chromium(what: &str) -> PathBuf {
+    match option_env!("XLAYOUT_TEST_CHROMIUM") {
+        Some(path) => PathBuf::from(path),
+        None => panic!(
+            "{what} needs Chromium, and none was found when the tests were built (PATH has \
+             none of {}, and XLAYOUT_CHROMIUM is not set; under CI every tool a test needs is \
+             installed): `apt-get install chromium` (or set XLAYOUT_CHROMIUM), then \
+             `touch build.rs`",
+            chromium::NAMES.join(", ")
+        ),
     }
-    let names = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
-    let dirs = std::env::var_os("PATH")?;
-    std::env::split_paths(&dirs)
-        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
-        .find(|p| p.is_file())
+}
+
+/// The build's rules for finding a browser (build.rs runs [`chromium::find`]), on made-up
+/// environments: `XLAYOUT_CHROMIUM` first, then `PATH` in its order (each directory tried
+/// for every name before the next), and without either, ignored on a developer's machine
+/// and failed under CI.
+#[test]
+fn the_build_finds_chromium_or_ignores_or_fails_the_browser_tests() {
+    use chromium::{find, Chromium};
+    let files = [Path::new("/opt/b/google-chrome"), Path::new("/usr/bin/chromium-browser")];
+    let is_file = |p: &Path| files.contains(&p);
+    let with = |vars: &[(&str, &str)]| {
+        let vars: Vec<(String, String)> =
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        find(
+            move |name| {
+                vars.iter().find(|(k, _)| k == name).map(|(_, v)| std::ffi::OsString::from(v))
+            },
+            is_file,
+        )
+    };
+    let found = |p: &str| Chromium::Found(PathBuf::from(p));
+    assert_eq!(with(&[("XLAYOUT_CHROMIUM", "/x/chrome"), ("PATH", "/opt/b")]), found("/x/chrome"));
+    assert_eq!(
+        with(&[("XLAYOUT_CHROMIUM", ""), ("PATH", "/opt/b")]),
+        found("/opt/b/google-chrome")
+    );
+    assert_eq!(with(&[("PATH", "/usr/bin:/opt/b")]), found("/usr/bin/chromium-browser"));
+    assert_eq!(with(&[("PATH", "/opt/b:/usr/bin")]), found("/opt/b/google-chrome"));
+    assert_eq!(with(&[("PATH", "/bin:/usr/local/bin")]), Chromium::Ignore);
+    assert_eq!(with(&[]), Chromium::Ignore);
+    assert_eq!(with(&[("PATH", "/bin"), ("CI", "false")]), Chromium::Ignore);
+    assert_eq!(with(&[("PATH", "/bin"), ("CI", "true")]), Chromium::Fail);
+    assert_eq!(with(&[("CI", "1")]), Chromium::Fail);
+    assert_eq!(with(&[("PATH", "/usr/bin"), ("CI", "true")]), found("/usr/bin/chromium-browser"));
 }
 
 /// What the browser made of a file: the serialized DOM after scripts ran, and the console
@@ -97,13 +140,12 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 #[test]
+#[cfg_attr(
+    xlayout_no_chromium,
+    ignore = "no Chromium when built: install it (or set XLAYOUT_CHROMIUM), then `touch build.rs`"
+)]
 fn svg_maps_render_in_chromium() {
-    let Some(browser) = chromium() else {
-        return crate::support::missing_tool(
-            "no Chromium found (PATH has no chromium, chromium-browser or google-chrome, and \
-             XLAYOUT_CHROMIUM is not set); `apt-get install chromium` enables this check",
-        );
-    };
+    let browser = chromium("this test");
     let dir = scratch("svg");
     let tiles = MapOptions { tiles: true, ..MapOptions::default() };
     let window = MapOptions { origin: (6, 126), window: Some((4, 4)), ..MapOptions::default() };
@@ -203,10 +245,12 @@ fn column(dom: &str, id: &str, column: usize) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    xlayout_no_chromium,
+    ignore = "no Chromium when built: install it (or set XLAYOUT_CHROMIUM), then `touch build.rs`"
+)]
 fn html_report_renders_and_sorts_in_chromium() {
-    let Some(browser) = chromium() else {
-        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
-    };
+    let browser = chromium("this test");
     let dir = scratch("html");
     let dump =
         std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hlo/tpu_train_step.txt"))
@@ -254,10 +298,12 @@ fn html_report_renders_and_sorts_in_chromium() {
 }
 
 #[test]
+#[cfg_attr(
+    xlayout_no_chromium,
+    ignore = "no Chromium when built: install it (or set XLAYOUT_CHROMIUM), then `touch build.rs`"
+)]
 fn hostile_dump_runs_nothing_in_chromium() {
-    let Some(browser) = chromium() else {
-        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
-    };
+    let browser = chromium("this test");
     let dir = scratch("hostile");
     // Scheduled, so the peak's figure, timeline and lifetime bars carry its text too.
     let dump = br#"HloModule m, is_scheduled=true
@@ -328,12 +374,14 @@ fn attributes(dom: &str, name: &str) -> Vec<String> {
 /// finds) with a timeline Chromium draws (a column per step, or per run of steps), on a
 /// page no wider than a laptop's screen.
 #[test]
+#[cfg_attr(
+    xlayout_no_chromium,
+    ignore = "no Chromium when built: install it (or set XLAYOUT_CHROMIUM), then `touch build.rs`"
+)]
 fn every_peak_renders_in_chromium() {
     use xlayout::draw::{HtmlOptions, HtmlPage};
     use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions};
-    let Some(browser) = chromium() else {
-        return crate::support::missing_tool("no Chromium found (see svg_maps_render_in_chromium)");
-    };
+    let browser = chromium("this test");
     let modules = scheduled_modules();
     assert!(modules.len() >= 64, "{modules:?}");
     let mut page = HtmlPage::default();
@@ -457,11 +505,7 @@ fn the_readme_screenshot_is_of_the_current_page() {
     if png_text(&committed, "xlayout-page").as_deref() == Some(digest.as_str()) {
         return;
     }
-    let Some(browser) = chromium() else {
-        return crate::support::missing_tool(
-            "docs/report.png is of an older page, and no Chromium is found to photograph the new one",
-        );
-    };
+    let browser = chromium("docs/report.png is of an older page: taking it again");
     let dir = scratch("screenshot");
     let page = dir.join("report.html");
     std::fs::write(&page, &html).unwrap();

@@ -52,3 +52,53 @@ fn an_8_mib_bf16_buffer_by_tiles() {
     // Row pairs interleave inside a tile: (1, 0) is the second element of the storage.
     assert_eq!(buf.bits()[1], bf16::from_f32(1.0).to_bits());
 }
+
+layout! {
+    /// Exactly `MAX_INLINE_BYTES` (512 x 512 x 4 bytes): the largest layout held inline.
+    struct OneMiB = f32[512,512];
+    /// One row more: 1,050,624 bytes, heap only.
+    struct OneRowMore = f32[513,512];
+    /// 505 x 400 padded by its tiles to 512 x 512: 1 MiB of storage, inline.
+    struct PaddedToOneMiB = f32[505,400]{1,0:T(8,128)};
+    /// 505 x 513 padded to 512 x 640: what counts is the storage, padding included.
+    struct PaddedPast = f32[505,513]{1,0:T(8,128)};
+    /// 2048 x 1024 nibbles, two a byte: 1 MiB, inline.
+    struct Nibbles = s4[2048,1024]{1,0:E(4)};
+    /// One column more: 1,049,600 bytes.
+    struct NibblesPast = s4[2048,1025]{1,0:E(4)};
+}
+
+// Which layouts `layout!` gives a buffer held inline: at most 1 MiB of storage, counted
+// with padding and packing (tests/ui/buffer_too_large.rs shows the error for the others).
+static_assertions::assert_impl_all!(OneMiB: xlayout::InlineLayout);
+static_assertions::assert_impl_all!(PaddedToOneMiB: xlayout::InlineLayout);
+static_assertions::assert_impl_all!(Nibbles: xlayout::InlineLayout);
+static_assertions::assert_not_impl_any!(OneRowMore: xlayout::InlineLayout);
+static_assertions::assert_not_impl_any!(PaddedPast: xlayout::InlineLayout);
+static_assertions::assert_not_impl_any!(NibblesPast: xlayout::InlineLayout);
+
+#[test]
+fn the_inline_limit_is_the_storage_in_bytes() {
+    use xlayout::fixed::MAX_INLINE_BYTES;
+    assert_eq!(MAX_INLINE_BYTES, 1 << 20);
+    let bytes = [
+        OneMiB::BYTE_LEN,
+        OneRowMore::BYTE_LEN,
+        PaddedToOneMiB::BYTE_LEN,
+        PaddedPast::BYTE_LEN,
+        Nibbles::BYTE_LEN,
+        NibblesPast::BYTE_LEN,
+    ];
+    assert_eq!(
+        bytes,
+        [1 << 20, 513 * 512 * 4, 512 * 512 * 4, 512 * 640 * 4, 1 << 20, 2048 * 1025 / 2]
+    );
+    // Past the limit, the heap forms hold them.
+    let mut buf = HeapBuffer::<PaddedPast>::zeroed();
+    buf[[504, 512]] = 1.0;
+    // Row block 63, column tile 4: ((63 * 5 + 4) * 8 + 0) * 128 + 0 = 326,656.
+    assert_eq!(buf.as_slice().iter().position(|&x| x == 1.0), Some(326_656));
+    let mut packed = xlayout::PackedHeapBuffer::<NibblesPast>::zeroed();
+    packed.set([2047, 1024], xlayout::S4::new(-1).unwrap());
+    assert_eq!(packed.as_bytes()[2048 * 1025 / 2 - 1], 0xf0);
+}

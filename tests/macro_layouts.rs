@@ -3,7 +3,7 @@
 //! pinned with static_assertions.
 
 use static_assertions::{assert_eq_size, assert_impl_all, assert_not_impl_any, const_assert_eq};
-use xlayout::fixed::{StaticLayout, TypedLayout};
+use xlayout::fixed::{InlineLayout, StaticLayout, TypedLayout};
 use xlayout::{layout, Buffer, PrimitiveType, Shape, TileDim};
 
 layout! {
@@ -234,7 +234,7 @@ fn doc_layouts_match_the_macro() {
 
 /// `pack_from` puts row-major element k at the plan's offset of its index, zeroes padding, and
 /// `unpack_into` brings the array back.
-fn pack_round_trip<L: TypedLayout>()
+fn pack_round_trip<L: TypedLayout + InlineLayout>()
 where
     L::Elem: PartialEq + core::fmt::Debug,
 {

@@ -372,16 +372,24 @@ fn reports_cut_anywhere_read() {
 }
 
 /// Every committed report, with a prefix a logger of its own put before every line (a
-/// fixed one, or glog's time and thread without a file), reads as it does without: the
-/// same entries, header figures and problems. And pasted as a JSON string, the same
-/// entries.
+/// fixed one, or glog's time and thread without a file; or one that differs from line to
+/// line in its digits and colour codes: a Ray worker's, with and without its escape
+/// characters, a line number before it, nothing after it on a blank line), reads as it does
+/// without: the same entries, header figures and problems. And pasted as a JSON string,
+/// the same entries.
 #[test]
 fn committed_reports_read_the_same_under_a_foreign_prefix() {
     let dir = format!("{}/tests/data/oom", env!("CARGO_MANIFEST_DIR"));
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".txt") && n != "tpu_2024_module.txt")
+        // gpu_ray_worker_copied.txt is gpu_peak_buffers.txt under a prefix already (and its
+        // first line a logger's line in it: under glog's time too, that line would be all
+        // logger prefix), read in a_ray_worker_log_copied_from_an_issue_thread.
+        .filter(|n| {
+            n.ends_with(".txt")
+                && !["tpu_2024_module.txt", "gpu_ray_worker_copied.txt"].contains(&n.as_str())
+        })
         .collect();
     names.sort();
     assert!(names.len() >= 8, "{names:?}");
@@ -394,6 +402,24 @@ fn committed_reports_read_the_same_under_a_foreign_prefix() {
                 text.split_inclusive('\n').map(|l| format!("{prefix}{l}")).collect();
             let r = serde_json::to_value(OomReport::parse(&prefixed)).unwrap();
             assert_eq!(r, plain, "{name} with {prefix:?} on every line");
+        }
+        // Ray's `(MeshHostWorker pid=489) ` in dim cyan or yellow (escapes kept, or lost by
+        // a copy from a web page, which keeps the view's line numbers instead).
+        let ray: [fn(usize) -> String; 2] = [
+            |n| format!("\x1b[2m\x1b[3{}m(MeshHostWorker pid={})\x1b[0m", 3 + n % 4, 480 + n % 20),
+            |n| format!("{}[2m[36m(MeshHostWorker pid=489)[0m", n + 70),
+        ];
+        for prefix in ray {
+            let prefixed: String = text
+                .split_inclusive('\n')
+                .enumerate()
+                .map(|(n, l)| match l.trim_end_matches(['\r', '\n']) {
+                    "" => format!("{}{}", prefix(n), &l[l.find(['\r', '\n']).unwrap_or(0)..]),
+                    _ => format!("{} {l}", prefix(n)),
+                })
+                .collect();
+            let r = serde_json::to_value(OomReport::parse(&prefixed)).unwrap();
+            assert_eq!(r, plain, "{name} with {:?} (line 1) on every line", prefix(0));
         }
         // As a JSON string: one line, every entry on it.
         let quoted = serde_json::to_string(&text).unwrap();
@@ -409,6 +435,87 @@ fn committed_reports_read_the_same_under_a_foreign_prefix() {
         assert_eq!(sizes(&r), sizes(&plain), "{name} as a JSON string");
         assert_eq!(r["used"], plain["used"], "{name} as a JSON string");
     }
+}
+
+/// A Ray worker's log as copied from an issue thread (tests/data/oom/ray_worker.py made it
+/// from gpu_peak_buffers.txt in alpa-projects/alpa#759's form: line numbers, colour codes
+/// without their escapes, `(MeshHostWorker pid=489)` alone on a blank line) is the same
+/// report, line for line.
+#[test]
+fn a_ray_worker_log_copied_from_an_issue_thread() {
+    let copied = serde_json::to_value(report("gpu_ray_worker_copied.txt")).unwrap();
+    let plain = serde_json::to_value(report("gpu_peak_buffers.txt")).unwrap();
+    assert_eq!(copied["entries"].as_array().map(Vec::len), Some(5));
+    assert_eq!(copied, plain);
+}
+
+/// An older TPU vmem report whose entries are `XLA label:` and `Allocation type: scoped`
+/// alone (no number, no size; tests/data/oom/vmem_scoped_no_sizes.txt, in the form of a
+/// 2019 TensorFlow TPU log): listed as sizeless entries, each with the instruction its
+/// label names, and no longer "a header but no entries".
+#[test]
+fn vmem_scoped_entries_without_sizes() {
+    let r = report("vmem_scoped_no_sizes.txt");
+    assert_eq!(
+        (r.kind, r.memory_space.as_deref(), r.used.as_ref()),
+        (Kind::Tpu, Some("vmem"), None)
+    );
+    assert_eq!((r.entries.len(), r.problems.len(), r.missing()), (0, 0, None));
+    let got: Vec<_> = r
+        .sizeless
+        .iter()
+        .map(|e| (e.number, e.line, e.memory_space.as_deref(), e.allocation_type.as_deref()))
+        .collect();
+    let vmem = Some("vmem");
+    let scoped = Some("scoped");
+    assert_eq!(
+        got,
+        [(1, 5, vmem, scoped), (2, 8, vmem, scoped), (3, 11, vmem, scoped), (4, 14, vmem, scoped)]
+    );
+    let named: Vec<_> =
+        r.sizeless.iter().map(|e| (e.instruction.as_deref(), e.opcode.as_deref())).collect();
+    assert_eq!(
+        named,
+        [
+            (None, None),
+            (Some("fusion.41"), Some("fusion")),
+            (Some("fusion.41"), Some("fusion")),
+            (Some("convolution.7"), Some("convolution"))
+        ]
+    );
+    assert_eq!(r.sizeless[0].label.as_deref(), Some("register allocator spill slots"));
+    assert!(r.sizeless.iter().all(|e| e.size.is_none() && e.recomputed.is_none()));
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["sizeless"][3]["instruction"], "convolution.7");
+    assert_eq!(json["entries"], Value::Array(Vec::new()));
+    // A label that is no field of a sizeless entry's, or an allocation type with no label
+    // before it, starts nothing.
+    let r = OomReport::parse(
+        "Largest program allocations in vmem:\n  Allocation type: scoped\n  Shape: f32[8]\n",
+    );
+    assert_eq!((r.sizeless.len(), r.missing()), (0, Some("no out-of-memory report found")));
+}
+
+/// Padding held against the overage, where it is at least a quarter of what the entries
+/// list. tpu_2024_new_labels: two bf16[2048,1,2048,128] in (4,128)(2,1) tiles of 4 GiB with
+/// 1 GiB of data each, 6 GiB of padding, against 140.54M = 147366871 bytes over.
+/// e1000_crlf: (256 MiB - 64 MiB) + (5242880 - 1638400) = 204931072 bytes of padding (74.9%
+/// of 273678336), against 2.02G = 2168958484 over. XLA:GPU's report gives no overage, and
+/// problems.txt lists no padding.
+#[test]
+fn padding_against_the_overage() {
+    let pair = |name: &str| report(name).padding_against_overage();
+    assert_eq!(pair("tpu_2024_new_labels.txt"), Some((6 << 30, 147_366_871)));
+    assert_eq!(pair("e1000_crlf.txt"), Some((204_931_072, 2_168_958_484)));
+    assert_eq!((pair("gpu_peak_buffers.txt"), pair("problems.txt")), (None, None));
+    // A quarter is enough: f32[8,96] in an 8x128 tile is 4096 bytes for 3072 (1024 padding);
+    // f32[8,100] pads 896 of 4096, less. Without `Exceeded`, used less capacity (1.00G).
+    let one = |shape: &str| {
+        let text = format!("Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  1. Size: 4.0K\n     Shape: {shape}\n");
+        OomReport::parse(&text).padding_against_overage()
+    };
+    assert_eq!(one("f32[8,96]{1,0:T(8,128)}"), Some((1024, 1 << 30)));
+    assert_eq!(one("f32[8,100]{1,0:T(8,128)}"), None);
 }
 
 /// What is no report is said, and what is a header with no entries.

@@ -43,15 +43,6 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// What a test whose tool (a browser, a shell) is missing does: on a developer's machine it
-/// is skipped, saying why on standard error; under CI (`CI=true`, which `.ci/run` sets and
-/// where it installs every tool) it fails, so a check cannot pass by not running.
-pub fn missing_tool(why: &str) {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!ci, "{why}: under CI every tool a test needs is installed");
-    eprintln!("skipped: {why}");
-}
-
 /// The integration tests are one binary (`autotests = false`): a file under `tests/` that
 /// is neither a module of `tests/tests.rs` nor a `[[test]]` of its own would silently never
 /// run. Every `tests/*.rs` must be one or the other.

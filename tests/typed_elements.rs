@@ -4,7 +4,7 @@
 //! come from `ml_dtypes` (tests/data/minifloats.txt); every other expected value is derived in
 //! a comment.
 
-use xlayout::fixed::{PackedLayout, TypedLayout};
+use xlayout::fixed::{InlineLayout, PackedLayout, TypedLayout};
 use xlayout::{
     bf16, f16, layout, Buffer, Element, F4e2m1fn, F6e2m3fn, F6e3m2fn, F8e3m4, F8e4m3,
     F8e4m3b11fnuz, F8e4m3fn, F8e4m3fnuz, F8e5m2, F8e5m2fnuz, F8e8m0fnu, Float, PackedBuffer,
@@ -50,8 +50,10 @@ layout! {
 
 /// Writes `value` at index 1 of a typed buffer of `L` and reads it back: the element, its
 /// stored bits, and zeros around it.
-fn round_trip<L: TypedLayout<Index = [usize; 1]>>(value: L::Elem, bits: <L::Elem as Element>::Bits)
-where
+fn round_trip<L: TypedLayout<Index = [usize; 1]> + InlineLayout>(
+    value: L::Elem,
+    bits: <L::Elem as Element>::Bits,
+) where
     L::Elem: PartialOrd + core::fmt::Debug,
 {
     let mut buf = Buffer::<L>::zeroed();
@@ -179,7 +181,7 @@ layout! {
 
 /// Writes `value` at the last index of a packed buffer of zeros: the bytes must be
 /// `expected`, and the element must read back.
-fn packed<L: PackedLayout<Index = [usize; 1]>>(value: L::Elem, expected: &[u8])
+fn packed<L: PackedLayout<Index = [usize; 1]> + InlineLayout>(value: L::Elem, expected: &[u8])
 where
     L::Elem: PartialEq + core::fmt::Debug,
 {

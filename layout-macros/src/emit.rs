@@ -255,23 +255,27 @@ fn storage_impls(x: &TokenStream, name: &Ident, c: &Checked, storage: &Storage) 
         Storage::Typed(tile) => {
             let padded = lit(c.plan.padded_len());
             let tile = tile.as_ref().map(|t| tile_impls(x, name, &elem, t));
+            let inline = inline_impl(x, name, c);
             quote! {
                 #[automatically_derived]
                 impl #x::TypedLayout for #name {
                     type Elem = #elem;
                     type Storage = [#elem; #padded];
                 }
+                #inline
                 #tile
             }
         }
         Storage::Packed => {
             let bytes = lit(c.plan.byte_len());
+            let inline = inline_impl(x, name, c);
             quote! {
                 #[automatically_derived]
                 impl #x::PackedLayout for #name {
                     type Elem = #elem;
                     type Storage = [u8; #bytes];
                 }
+                #inline
             }
         }
         Storage::None { at, why } => {
@@ -288,6 +292,19 @@ fn storage_impls(x: &TokenStream, name: &Ident, c: &Checked, storage: &Storage) 
             }
         }
     }
+}
+
+/// `InlineLayout` for `name` when its storage (`byte_len`: the typed array's bytes, or the
+/// packed bytes) is at most `MAX_INLINE_BYTES`: a larger layout has no inline `Buffer`, so
+/// `Buffer::<Name>::zeroed()` is the trait's error naming `HeapBuffer`, not a stack overflow
+/// (nor a compiler building the array as a constant).
+fn inline_impl(x: &TokenStream, name: &Ident, c: &Checked) -> Option<TokenStream> {
+    (c.plan.byte_len() <= layout_runtime::fixed::MAX_INLINE_BYTES).then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #x::InlineLayout for #name {}
+        }
+    })
 }
 
 /// `(rows, cols, group)` when the tile `c` is a `MatrixTile`: a matrix stored row by row,

@@ -3,8 +3,8 @@
 //! layouts to show. `tests/macro_layouts.rs` checks them against the macro's own expansion.
 
 use crate::fixed::{
-    check_index, Constants, MatrixTile, PackedLayout, StaticLayout, TileLayout, TileSpec,
-    TiledLayout, TypedLayout,
+    check_index, Constants, InlineLayout, MatrixTile, PackedLayout, StaticLayout, TileLayout,
+    TileSpec, TiledLayout, TypedLayout,
 };
 use crate::{PrimitiveType, TileDim, U4};
 
@@ -42,6 +42,9 @@ macro_rules! static_layout {
             const CONSTANTS: Constants<Self> =
                 constants!($name, $name::offset_unchecked, $name::index_of, $($constants)*);
         }
+
+        // Every layout here is far below `MAX_INLINE_BYTES`, as `layout!` would find.
+        impl InlineLayout for $name {}
     };
 }
 

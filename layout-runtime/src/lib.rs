@@ -41,8 +41,8 @@ pub use element::{
     S1, S2, S4, U1, U2, U4,
 };
 pub use fixed::{
-    Buffer, PackedBuffer, PackedLayout, StaticLayout, StaticView, StaticViewMut, TiledLayout,
-    TypedLayout,
+    Buffer, InlineLayout, PackedBuffer, PackedLayout, StaticLayout, StaticView, StaticViewMut,
+    TiledLayout, TypedLayout,
 };
 #[cfg(feature = "alloc")]
 pub use fixed::{HeapBuffer, PackedHeapBuffer};

@@ -16,13 +16,26 @@ use crate::{ArrayShape, Error, ErrorKind};
 /// top-left part and the picture says so.
 pub const MAX_CELLS: usize = 16384;
 /// Element cells per panel when no window is given: the whole slice when it has at most this
-/// many, else its top-left corner (64 rows at most), and the picture says so. The tiles mode
-/// draws up to [`MAX_CELLS`] tiles by default.
+/// many, else its top-left corner of at most this many (64 rows of a wide slice, more rows of
+/// a narrow one), and the picture says so. The tiles mode draws up to [`MAX_CELLS`] tiles by
+/// default, by the same rule.
 pub const DEFAULT_CELLS: usize = 4096;
 /// The widest memory row, in cells.
 pub const MAX_MEMORY_ROW: usize = 256;
-/// Rows shown by default when the slice has more than [`DEFAULT_CELLS`] cells.
-const DEFAULT_ROWS: usize = 64;
+/// Rows shown by default when a wide slice has more than [`DEFAULT_CELLS`] cells (a narrow
+/// one gets as many more as its columns leave room for).
+///
+/// ```
+/// use xlayout::draw::{map_svg, MapOptions, DEFAULT_CELLS, DEFAULT_ROWS};
+/// // 4096 columns: 64 rows of 64. 16 columns: 256 rows of 16. Either way 4096 cells.
+/// for (shape, rows) in [("f32[4096,4096]", DEFAULT_ROWS), ("f32[4096,16]", 256)] {
+///     let svg = map_svg(&shape.parse()?, &MapOptions::default())?;
+///     let note = format!("showing element rows 0..{rows} of 4096, columns 0..{} of", DEFAULT_CELLS / rows);
+///     assert!(svg.contains(&note), "{shape}");
+/// }
+/// # Ok::<(), xlayout::Error>(())
+/// ```
+pub const DEFAULT_ROWS: usize = 64;
 /// The widest picture drawn with its panels side by side: a laptop's 1366-pixel screen less
 /// a browser's margins and scroll bar.
 const SCREEN_WIDTH: usize = 1280;
@@ -249,8 +262,10 @@ impl Window {
 }
 
 /// The window of `options` in `extent` cells called `unit`s: by default the whole extent
-/// when it has at most `default_cells` cells, else its top-left corner of that many (at most
-/// [`DEFAULT_ROWS`] rows).
+/// when it has at most `default_cells` cells, else its top-left corner of at most that many:
+/// the columns that fit beside [`DEFAULT_ROWS`] rows, then as many rows as those columns
+/// leave room for, so a narrow slice (32 columns of tiles) shows as many cells as a wide one
+/// instead of 64 rows of them.
 fn window(
     extent: (usize, usize),
     options: &MapOptions,
@@ -262,8 +277,8 @@ fn window(
     let default = if ar.saturating_mul(ac) <= default_cells {
         (ar, ac)
     } else {
-        let rows = ar.min(DEFAULT_ROWS);
-        (rows, ac.min(default_cells / rows.max(1)))
+        let cols = ac.min(default_cells / ar.clamp(1, DEFAULT_ROWS));
+        (ar.min(default_cells / cols.max(1)), cols)
     };
     Window::new(unit, extent, options.origin, options.window, default)
 }

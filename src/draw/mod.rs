@@ -31,7 +31,9 @@ mod svg;
 
 #[cfg(feature = "hlo")]
 pub use html::{report_html, HtmlOptions, HtmlPage, PAGE_MAPS};
-pub use map::{map_svg, MapOptions, Window, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
+pub use map::{
+    map_svg, MapOptions, Window, DEFAULT_CELLS, DEFAULT_ROWS, MAX_CELLS, MAX_MEMORY_ROW,
+};
 pub use svg::escape;
 
 /// For each tile level of `plan` (first applied first), how many consecutive positions of

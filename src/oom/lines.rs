@@ -2,7 +2,10 @@
 //! ends dropped; the log prefix a logger put before each line (`2020-05-04 09:05:40.719745:
 //! E    1578 tensorflow/.../xla_util.cc:76] `, glog's `E1111 07:35:00.272763 140408571
 //! file.py:81] `, or glog's time and thread without a file) taken off; any other prefix that
-//! every line carries (`[worker-3] `) taken off too; and a report pasted as a JSON string
+//! every line carries taken off too, even where it differs from line to line only in its
+//! digits and colour codes (`[worker-3] `; a Ray worker's `\x1b[36m(MeshHostWorker
+//! pid=489)\x1b[0m `, and in a copy from an issue thread `71[36m(MeshHostWorker pid=489)[0m `,
+//! its escapes lost and the line numbers kept); and a report pasted as a JSON string
 //! (`"Ran out of memory ...\n\nTotal hbm usage ..."`) unescaped into its lines. The rest
 //! then reads the same whatever logged or quoted it.
 
@@ -43,15 +46,15 @@ pub fn report_lines(text: &str) -> Vec<(usize, Cow<'_, str>)> {
 /// them.
 pub(crate) fn read_lines(text: &str) -> impl Iterator<Item = (usize, Cow<'_, str>)> {
     let escaped = is_json_escaped(text);
-    let prefix = shared_prefix(|| unescaped(text, escaped).map(|(_, l)| l)).len();
+    let prefix = shared_prefix(|| unescaped(text, escaped).map(|(_, l)| l));
     unescaped(text, escaped).map(move |(n, line)| {
         if prefix == 0 || line.trim().is_empty() {
             return (n, line);
         }
         // What the shared prefix hid may be a logger's prefix of its own.
         let line = match line {
-            Cow::Borrowed(l) => Cow::Borrowed(strip_log_prefix(&l[prefix..])),
-            Cow::Owned(l) => Cow::Owned(strip_log_prefix(&l[prefix..]).to_string()),
+            Cow::Borrowed(l) => Cow::Borrowed(strip_log_prefix(after_units(l, prefix))),
+            Cow::Owned(l) => Cow::Owned(strip_log_prefix(after_units(&l, prefix)).to_string()),
         };
         (n, line)
     })
@@ -134,54 +137,124 @@ fn report_line(line: &str) -> bool {
 const SAMPLE: usize = 256;
 const CUTS: usize = 16;
 
-/// The prefix every non-blank line starts with and that is no part of a report, or the
-/// empty string: the longest common prefix, cut after one of its runs of whitespace where
+/// What lines are compared by to find the prefix they share: a character, or a run of
+/// digits, whatever they are (a line number, a process id, a time). Colour codes are not
+/// compared at all (see [`colour_code`]). So `71\x1b[36m(W pid=489)\x1b[0m ` and
+/// `72\x1b[33m(W pid=489)\x1b[0m ` share all of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    Char(char),
+    Digits,
+}
+
+/// The [`Unit`]s of a line, each with the byte offset where it ends.
+struct Units<'a> {
+    line: &'a str,
+    at: usize,
+}
+
+fn units(line: &str) -> Units<'_> {
+    Units { line, at: 0 }
+}
+
+impl Iterator for Units<'_> {
+    type Item = (Unit, usize);
+
+    fn next(&mut self) -> Option<(Unit, usize)> {
+        let mut rest = &self.line[self.at..];
+        while let Some(n) = colour_code(rest) {
+            self.at += n;
+            rest = &rest[n..];
+        }
+        let c = rest.chars().next()?;
+        if c.is_ascii_digit() {
+            self.at += rest.bytes().take_while(u8::is_ascii_digit).count();
+            return Some((Unit::Digits, self.at));
+        }
+        self.at += c.len_utf8();
+        Some((Unit::Char(c), self.at))
+    }
+}
+
+/// The length of the ANSI colour code (SGR) that `s` starts with: `ESC [ 2;36 m`, or the same
+/// without its ESC, as a copy from a web page leaves it (`[36m`: then with a number, so that
+/// a `[m` of the text is no code).
+fn colour_code(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let esc = usize::from(b.first() == Some(&0x1b));
+    if b.get(esc) != Some(&b'[') {
+        return None;
+    }
+    let body = b[esc + 1..].iter().take_while(|c| c.is_ascii_digit() || **c == b';').count();
+    let end = esc + 1 + body;
+    (b.get(end) == Some(&b'm') && (esc == 1 || body > 0)).then_some(end + 1)
+}
+
+/// `line` after its first `n` [`Unit`]s (and the colour codes among them); empty when it has
+/// fewer (a line that is the prefix alone).
+fn after_units(line: &str, n: usize) -> &str {
+    match n.checked_sub(1).map(|last| units(line).nth(last)) {
+        None => line,
+        Some(Some((_, end))) => &line[end..],
+        Some(None) => "",
+    }
+}
+
+/// The [`Unit`]s of `line`, and a space after them: a line compared as if it ended with one.
+fn with_end(line: &str) -> impl Iterator<Item = Unit> + '_ {
+    units(line).map(|(u, _)| u).chain([Unit::Char(' ')])
+}
+
+/// The number of [`Unit`]s of the prefix every non-blank line starts with and that is no
+/// part of a report, or 0: the longest common prefix (in units, so that it may differ in its
+/// digits and colour codes from line to line), cut after one of its runs of whitespace where
 /// the most lines then read as a report's (a logger's own prefix may follow it, taken off
 /// too); only when there are two lines or more, and it holds something other than
-/// whitespace and none of [`REPORT_WORDS`]. Linear: each line is compared once against
-/// what is left of the prefix (`lines` is called twice: the text is read again, not
-/// held), and a bounded sample of lines is tried at a bounded number
-/// of places.
-fn shared_prefix<S: AsRef<str>, I: Iterator<Item = S>>(lines: impl Fn() -> I) -> String {
-    // The first non-blank line, and how much of it every non-blank line so far starts with.
-    let mut first: Option<S> = None;
-    let mut same = 0;
+/// whitespace and none of [`REPORT_WORDS`]. Each line is compared as if it ended with a
+/// space, so that a line the logger wrote with nothing after its prefix (and no space)
+/// still shares the whole prefix. Linear: each line is compared once against what is left
+/// of the prefix (`lines` is called twice: the text is read again, not held), and a bounded
+/// sample of lines is tried at a bounded number of places.
+fn shared_prefix<S: AsRef<str>, I: Iterator<Item = S>>(lines: impl Fn() -> I) -> usize {
+    let mut common: Option<Vec<Unit>> = None;
     let mut count = 0;
-    for line in lines().filter(|l| !l.as_ref().trim().is_empty()) {
+    for line in lines() {
+        let line = line.as_ref();
+        if line.trim().is_empty() {
+            continue;
+        }
         count += 1;
-        match &first {
-            None => {
-                same = line.as_ref().len();
-                first = Some(line);
-            }
-            Some(f) => {
-                let f = f.as_ref();
-                let n = f.bytes().take(same).zip(line.as_ref().bytes()).take_while(|(a, b)| a == b);
-                same = floor_char_boundary(f, n.count());
+        match &mut common {
+            None => common = Some(with_end(line).take(MAX_PREFIX).collect()),
+            Some(c) => {
+                let same = c.iter().zip(with_end(line)).take_while(|(a, b)| *a == b).count();
+                c.truncate(same);
             }
         }
-        if same == 0 {
-            return String::new();
+        if common.as_ref().is_some_and(Vec::is_empty) {
+            return 0;
         }
     }
-    let Some(first) = first.filter(|_| count >= 2) else { return String::new() };
-    let p = &first.as_ref()[..same];
+    let Some(common) = common.filter(|_| count >= 2) else { return 0 };
+    // What the prefix says, for the checks on its words (a run of digits as one digit).
+    let text = |n: usize| -> String {
+        common[..n].iter().map(|u| if let Unit::Char(c) = u { *c } else { '0' }).collect()
+    };
     // Where the prefix may end: after each run of whitespace in it.
-    let mut cuts: Vec<usize> = Vec::new();
-    let mut chars = p.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let run_ends = c.is_whitespace() && chars.peek().map_or(true, |(_, n)| !n.is_whitespace());
-        if run_ends && cuts.len() < CUTS {
-            cuts.push(i + c.len_utf8());
-        }
-    }
+    let space = |u: &Unit| matches!(u, Unit::Char(c) if c.is_whitespace());
+    let cuts = (1..=common.len())
+        .filter(|&i| space(&common[i - 1]) && common.get(i).map_or(true, |u| !space(u)))
+        .take(CUTS);
     let sample: Vec<S> = lines().filter(|l| !l.as_ref().trim().is_empty()).take(SAMPLE).collect();
     let score = |cut: usize| {
-        sample.iter().filter(|l| report_line(strip_log_prefix(&l.as_ref()[cut..]))).count()
+        sample
+            .iter()
+            .filter(|l| report_line(strip_log_prefix(after_units(l.as_ref(), cut))))
+            .count()
     };
     let mut best = (score(0), 0);
-    for &cut in &cuts {
-        let candidate = &p[..cut];
+    for cut in cuts {
+        let candidate = text(cut);
         if candidate.trim().is_empty() || REPORT_WORDS.iter().any(|w| candidate.contains(w)) {
             continue;
         }
@@ -190,7 +263,7 @@ fn shared_prefix<S: AsRef<str>, I: Iterator<Item = S>>(lines: impl Fn() -> I) ->
             best = (s, cut);
         }
     }
-    p[..best.1].to_string()
+    best.1
 }
 
 /// Whether the text is a report pasted as a JSON (or Python) string: a report's header and
@@ -355,7 +428,14 @@ mod tests {
 
     #[test]
     fn a_prefix_on_every_line() {
-        let p = |t: &str| shared_prefix(|| t.lines());
+        // The prefix as the first line writes it.
+        let p = |t: &str| match shared_prefix(|| t.lines()) {
+            0 => String::new(),
+            n => {
+                let first = t.lines().next().unwrap();
+                first[..first.len() - after_units(first, n).len()].to_string()
+            }
+        };
         assert_eq!(p("[w3] Ran out\n[w3]   1. Size: 1K\n\n[w3] Shape: f32[]"), "[w3] ");
         assert_eq!(p("[w3] Ran out"), ""); // one line: nothing to compare
         assert_eq!(p("  Ran out\n  Total"), ""); // indentation only
@@ -368,6 +448,20 @@ mod tests {
         let logged = "[w] 2020-05-04 09:05:40.719745: E 1 x.cc:76] Ran out\n[w] 2020-05-04 09:05:40.719899: E 1 x.cc:76] Total";
         assert_eq!(p(logged), "[w] ");
         assert_eq!(p("[w] hello\n[w] there"), ""); // nothing reads as a report
+                                                   // Differing in digits and colour codes only, a line that is the prefix alone among
+                                                   // them (as the first line writes it).
+        let ray = "9[2m[36m(W pid=489)[0m Ran out\n10[2m[33m(W pid=5)[0m\n11\x1b[36m(W pid=5)\x1b[0m   1. Size: 1K";
+        assert_eq!(p(ray), "9[2m[36m(W pid=489)[0m ");
+        // The prefix is 11 units: 9 ( W space p i d = 489 ) space.
+        let cut = shared_prefix(|| ray.lines());
+        assert_eq!((cut, after_units("10[2m[33m(W pid=5)[0m", cut)), (11, ""));
+        // Digits that differ in a word are still a prefix's, as long as it holds no report words.
+        assert_eq!(p("run7 Ran out\nrun12 Total hbm"), "run7 ");
+        // `[m` with no number is text, not a colour code.
+        assert_eq!(
+            (colour_code("[m x"), colour_code("\x1b[m x"), colour_code("[1;36mx")),
+            (None, Some(3), Some(6))
+        );
     }
 
     #[test]

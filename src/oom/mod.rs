@@ -30,6 +30,7 @@ mod header;
 mod join;
 mod label;
 mod lines;
+mod overage;
 mod report;
 mod row;
 

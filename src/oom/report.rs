@@ -197,6 +197,17 @@ pub struct OomReport {
     pub stats: Vec<Part>,
     /// The entries, in report order.
     pub entries: Vec<Entry>,
+    /// The entries listed with no size at all, numbered in report order: older TPU vmem
+    /// reports list their `scoped` allocations by `XLA label:` and `Allocation type:` alone
+    /// (no number, no `Size:`). Nothing to recompute or add up; what they name is read.
+    ///
+    /// ```
+    /// let r = xlayout::oom::OomReport::parse("Ran out of memory in memory space vmem.\nLargest program allocations in vmem:\n\n  XLA label: register allocator spill slots\n  Allocation type: scoped\n\n  XLA label: %fusion.3 = f32[8]{0} fusion(%p), kind=kLoop\n  Allocation type: scoped\n");
+    /// let s: Vec<_> = r.sizeless.iter().map(|e| (e.number, e.instruction.as_deref(), e.allocation_type.as_deref())).collect();
+    /// assert_eq!(s, [(1, None, Some("scoped")), (2, Some("fusion.3"), Some("scoped"))]);
+    /// assert_eq!((r.entries.len(), r.missing()), (0, None));
+    /// ```
+    pub sizeless: Vec<Entry>,
     /// The entries added up.
     pub totals: Totals,
     /// What could not be read.
@@ -267,11 +278,14 @@ impl OomReport {
         let mut budget = MODULE_CANDIDATE_BUDGET;
         let mut problems = Problems::default();
         let needles = Needles::new();
+        // The line before was a field of the last sizeless entry.
+        let mut in_sizeless = false;
         for (n, line) in read_lines(text) {
             let t = line.trim();
             if t.is_empty() {
                 continue;
             }
+            let after_sizeless = std::mem::take(&mut in_sizeless);
             if let Some(at) = needles.ran_out.find(t.as_bytes()) {
                 r.finish(entry.take(), &mut budget, &mut problems);
                 r.header(&t[..at], &t[at + needles.ran_out.needle().len()..]);
@@ -347,6 +361,12 @@ impl OomReport {
             if t.starts_with("====") {
                 r.finish(entry.take(), &mut budget, &mut problems);
                 continue;
+            }
+            if entry.is_none() && section == Section::Entries {
+                in_sizeless = r.sizeless_field(t, n, &entry_space, after_sizeless);
+                if in_sizeless {
+                    continue;
+                }
             }
             if let Some(e) = entry.as_mut() {
                 match t.split_once(':').filter(|(k, _)| is_key(k)) {
@@ -432,6 +452,24 @@ impl OomReport {
             .or(self.error_code.take());
     }
 
+    /// Reads line `t` (line `n`) of a sizeless entry, outside any numbered one: an `XLA
+    /// label:` starts one, an `Allocation type:` right after its fields ends it. `false`
+    /// for any other line.
+    fn sizeless_field(&mut self, t: &str, n: usize, space: &Option<String>, after: bool) -> bool {
+        let Some((key, value)) = t.split_once(':') else { return false };
+        let open = self.sizeless.last_mut().filter(|e| after && e.allocation_type.is_none());
+        match (key.trim().to_ascii_lowercase().as_str(), open) {
+            ("xla label", _) => {
+                let mut e = Entry::new(self.sizeless.len() as u64 + 1, n, space.clone());
+                e.field(key, value);
+                self.sizeless.push(e);
+                true
+            }
+            ("allocation type", Some(e)) => e.field(key, value),
+            _ => false,
+        }
+    }
+
     /// Closes an entry: an entry without a readable size is a problem and left out; one
     /// with a shape is recomputed.
     fn finish(&mut self, entry: Option<Entry>, budget: &mut u64, problems: &mut Problems) {
@@ -490,7 +528,8 @@ impl OomReport {
     /// assert_eq!(OomReport::parse("1. Size: 1K\n").missing(), None);
     /// ```
     pub fn missing(&self) -> Option<&'static str> {
-        if !self.entries.is_empty() || self.runtime.is_some() || self.allocating.is_some() {
+        let listed = !(self.entries.is_empty() && self.sizeless.is_empty());
+        if listed || self.runtime.is_some() || self.allocating.is_some() {
             return None;
         }
         if self.kind == Kind::Unknown && self.problems.is_empty() {
@@ -541,8 +580,8 @@ impl OomReport {
 }
 
 impl Serialize for OomReport {
-    /// Every field above by its name, `entries` as [`EntryRow`] records; `stats` as
-    /// `stats`, and `missing` (why no report was found) last.
+    /// Every field above by its name, `entries` and `sizeless` as [`EntryRow`] records;
+    /// `stats` as `stats`, and `missing` (why no report was found) last.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Fields { report: self, joined: None }.serialize(s)
     }
@@ -568,7 +607,7 @@ impl Serialize for Fields<'_> {
             }
         }
         let r = self.report;
-        let mut st = s.serialize_struct("OomReport", 18)?;
+        let mut st = s.serialize_struct("OomReport", 19)?;
         st.serialize_field("kind", &r.kind)?;
         st.serialize_field("error_code", &r.error_code)?;
         st.serialize_field("memory_space", &r.memory_space)?;
@@ -584,6 +623,7 @@ impl Serialize for Fields<'_> {
         st.serialize_field("hlo_temp", &r.hlo_temp)?;
         st.serialize_field("stats", &r.stats)?;
         st.serialize_field("entries", &Rows(&r.entries, self.joined))?;
+        st.serialize_field("sizeless", &Rows(&r.sizeless, None))?;
         st.serialize_field("totals", &r.totals)?;
         st.serialize_field("problems", &r.problems)?;
         st.serialize_field("missing", &r.missing())?;

@@ -22,7 +22,8 @@ const SCRIPTING: &str = "\
 The scripting commands (canon, bytes, offset, index) answer each input on its own line,
 `ok <answer>` or `err <message>`, in the order of the inputs; a blank input is answered
 `err empty input`. With no inputs, or with `-` among them, they read one input per line of
-standard input. A SHAPE of `-` is the first line of standard input.
+standard input. A SHAPE of `-` is the first line of standard input. A command that
+reads standard input from a terminal says so on standard error first.
 
 Exit status: 0 when every input was answered ok, 1 when any input was an error, 2 for a
 usage error or when an input cannot be read or the output cannot be written. A closed
@@ -104,6 +105,28 @@ pub enum Command {
     Oom(Oom),
 }
 
+impl Command {
+    /// The command's name and what it reads from standard input, when an argument is `-`
+    /// (for the notice given when standard input is a terminal).
+    pub fn reads(&self) -> (&'static str, &'static str) {
+        const LINES: &str = "its inputs, one a line,";
+        match self {
+            Command::Canon(_) => ("canon", LINES),
+            Command::Bytes(_) => ("bytes", LINES),
+            Command::Offset(_) => ("offset", LINES),
+            Command::Index(_) => ("index", LINES),
+            Command::Explain(_) => ("explain", "the shape"),
+            Command::Map(_) => ("map", "the shape"),
+            Command::Hlo(_) => ("hlo", "HLO module text"),
+            Command::Peak(_) => ("peak", "HLO module text"),
+            Command::Oom(a) if a.hlo.as_deref() == Some(std::path::Path::new("-")) => {
+                ("oom", "the --hlo dump")
+            }
+            Command::Oom(_) => ("oom", "an out-of-memory report"),
+        }
+    }
+}
+
 /// The SHAPE argument's help, the same for every command that takes one.
 const SHAPE: &str = "\
 The shape as XLA prints it, e.g. 'f32[3,5]{1,0:T(2,2)}',
@@ -178,14 +201,15 @@ pub struct Map {
 
 /// `map --window`'s help, from the sizes the maps apply.
 fn window_help() -> String {
-    use xlayout::draw::{DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
+    use xlayout::draw::{DEFAULT_CELLS, DEFAULT_ROWS as rows, MAX_CELLS, MAX_MEMORY_ROW};
     let side = crate::map::DEFAULT_SIDE;
     format!(
         "Draw ROWS rows and COLS columns of cells from --origin (elements, or tiles
 with --tiles) [default: the text map, {side} rows and {side} columns; --svg, the
 whole slice when it has at most {DEFAULT_CELLS} elements ({MAX_CELLS} tiles with --tiles),
-else its top-left corner of that many]. At most {MAX_CELLS} cells: a larger window
-keeps its first {MAX_MEMORY_ROW} columns and as many rows as fit, and says so"
+else its top-left corner of at most that many: {rows} rows of a wide slice, more of
+a narrow one]. At most {MAX_CELLS} cells: a larger window keeps its first
+{MAX_MEMORY_ROW} columns and as many rows as fit, and says so"
     )
 }
 

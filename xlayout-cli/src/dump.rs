@@ -11,6 +11,7 @@ use xlayout::hlo::{
     Peak, SizeDifference,
 };
 
+use super::args::Format;
 use super::io::{self, Failure, Out, Stdin};
 use super::output::warn;
 use super::Status;
@@ -124,12 +125,21 @@ pub fn check_budget(name: &str, budget: u64, module: &Module<'_>, peak: Option<&
 
 /// Runs `write` (which writes the command's --format output to the `Out` it is given and
 /// adds each module to the page, if there is one) and writes the `--html` page to `html`;
-/// for `--html -` the page is the output, and what --format would write goes nowhere.
+/// for `--html -` the page is the output, and what --format would write goes nowhere, so
+/// an explicit `--format` beside it is a usage error (the page cannot be both).
 pub fn with_page(
     html: Option<&Path>,
+    format: Option<Format>,
     out: &mut Out<'_>,
     write: impl FnOnce(&mut Out<'_>, &mut Option<HtmlPage>) -> Result<Status, Failure>,
 ) -> Result<Status, Failure> {
+    if let Some(format) = format.filter(|_| html == Some(Path::new("-"))) {
+        let format = format!("{format:?}").to_lowercase();
+        return Err(usage(format!(
+            "--html - writes the page to standard output, where --format {format} would write \
+             too: give the page a file (`--html report.html`), or leave out --format"
+        )));
+    }
     let mut page = html.map(|_| HtmlPage::default());
     let status = if html == Some(Path::new("-")) {
         let mut nowhere = std::io::sink();

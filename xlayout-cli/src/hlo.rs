@@ -126,9 +126,19 @@ impl Hlo {
                  (with --budget, --max-expansion, --min-bytes, --top, --format and --html)",
             )));
         }
+        if self.op_depth.is_some() && self.by != Some(By::Op) {
+            let by = self.by.map_or_else(
+                || String::from("no --by"),
+                |b| format!("--by {}", format!("{b:?}").to_lowercase()),
+            );
+            return Err(dump::usage(format!(
+                "--op-depth N groups by the first N parts of op_name, which `--by op` does; \
+                 with {by} it would change nothing: add `--by op`, or leave out --op-depth"
+            )));
+        }
         let (files, status) = module_inputs(&self.inputs, self.stage)?;
         dump::one_module(&self.buffer_assignment, &files)?;
-        dump::with_page(self.html.as_deref(), out, |out, page| {
+        dump::with_page(self.html.as_deref(), self.format, out, |out, page| {
             self.reports(&files, status, stdin, out, page)
         })
     }

@@ -99,11 +99,35 @@ pub struct Stdin<'a> {
     lines_read: usize,
     /// The last line ended with `\r`: a `\n` right after it belongs to that line end.
     after_cr: bool,
+    /// What to say on standard error before the first read (see [`Stdin::announcing`]).
+    notice: Option<String>,
 }
+
+/// The keys that end input typed at a terminal.
+const END_OF_INPUT: &str = if cfg!(windows) { "Ctrl-Z, then Enter" } else { "Ctrl-D" };
 
 impl<'a> Stdin<'a> {
     pub fn new(input: &'a mut dyn BufRead) -> Stdin<'a> {
-        Stdin { input, lines_read: 0, after_cr: false }
+        Stdin { input, lines_read: 0, after_cr: false, notice: None }
+    }
+
+    /// Says on standard error, before the first read, that `command` reads `what` from
+    /// standard input and how to end it: for input that is a terminal, where a command
+    /// waiting in silence looks hung (as `python -` or `gpg` say so). Nothing is said when
+    /// the command never reads standard input.
+    pub fn announcing(mut self, command: &str, what: &str) -> Stdin<'a> {
+        self.notice = Some(format!(
+            "xlayout {command}: reading {what} from standard input ({END_OF_INPUT} to end)"
+        ));
+        self
+    }
+
+    /// Writes the notice, once.
+    fn announce(&mut self) {
+        if let Some(notice) = self.notice.take() {
+            // Nowhere to report a failure to say it; the read goes on.
+            let _ = writeln!(io::stderr(), "{notice}");
+        }
     }
 
     /// The next line, without its line end; `None` at the end. At most [`MAX_LINE`] bytes
@@ -111,6 +135,7 @@ impl<'a> Stdin<'a> {
     /// the input is not text. A line is answered as soon as its line end arrives (a `\r`
     /// does not wait for a `\n` that may follow).
     pub fn next_line(&mut self) -> Result<Option<Line>, Failure> {
+        self.announce();
         let mut buf = Vec::new();
         let (mut any, mut too_long) = (false, false);
         loop {
@@ -157,6 +182,7 @@ impl<'a> Stdin<'a> {
     /// The whole of what is left, as bytes: a reader that accepts any bytes (an HLO dump,
     /// which may hold a line that is not UTF-8) decides what to do with them.
     pub fn rest(&mut self) -> Result<Vec<u8>, Failure> {
+        self.announce();
         let mut bytes = Vec::new();
         self.input.read_to_end(&mut bytes).map_err(stdin_failure)?;
         Ok(bytes)

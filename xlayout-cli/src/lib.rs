@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
 
 use clap::Parser;
 use xlayout::{draw, ArrayShape, Error, Plan, Shape};
@@ -50,6 +51,7 @@ where
     T: Into<OsString> + Clone,
 {
     let stdin = std::io::stdin();
+    let terminal = stdin.is_terminal();
     let mut stdin = stdin.lock();
     // Standard output is line-buffered: a script that writes an input and waits for its
     // answer gets it at once.
@@ -57,7 +59,14 @@ where
     let mut out = Out::new(&mut stdout);
     let result = Cli::try_parse_from(args)
         .map_err(Failure::Usage)
-        .and_then(|args| run(args, &mut Stdin::new(&mut stdin), &mut out))
+        .and_then(|args| {
+            let mut input = Stdin::new(&mut stdin);
+            if let (true, Some(command)) = (terminal, &args.command) {
+                let (name, what) = command.reads();
+                input = input.announcing(name, what);
+            }
+            run(args, &mut input, &mut out)
+        })
         .and_then(|status| out.flush().map(|()| status));
     io::finish(result, &mut stdout, &mut std::io::stderr().lock())
 }

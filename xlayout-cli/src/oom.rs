@@ -201,6 +201,10 @@ impl Oom {
         }
         if let Some(a) = &r.allocating {
             let _ = write!(s, ": failed to allocate {} bytes", a.text);
+            // The size a person reads, in the table's units (XLA:GPU's own for its reports).
+            if let Some(n) = a.bytes.filter(|_| unit != Units::Exact) {
+                let _ = write!(s, " ({})", b(n));
+            }
         }
         if let Some(x) = &r.runtime {
             let _ = write!(s, ": could not {} {}", x.action, x.requested.text);
@@ -254,9 +258,10 @@ impl Oom {
         if let Some(why) = r.missing().filter(|w| *w != "no out-of-memory report found") {
             let _ = writeln!(s, "{why}");
         }
+        let sizeless = sizeless_table(r, unit)?;
         let t = &r.totals;
         if r.entries.is_empty() {
-            return Ok(s);
+            return Ok(s + &sizeless);
         }
         let _ = writeln!(
             s,
@@ -270,6 +275,10 @@ impl Oom {
             b(t.sizes.padding_bytes()),
             t.padding_percent.as_ref().map_or_else(String::new, |p| format!(" ({p}% of it)"))
         );
+        if let Some((padding, over)) = r.padding_against_overage() {
+            let more = if padding >= over { ": the padding is more than the overage" } else { "" };
+            let _ = writeln!(s, "{} of padding; the program is {} over{more}", b(padding), b(over));
+        }
         let shape = |f: &Fields| match f.get("recomputed_shape") {
             Cell::Null => f.text("shape"),
             cell => cell.to_string(),
@@ -367,8 +376,30 @@ impl Oom {
                 let _ = writeln!(s, "  {n}");
             }
         }
-        Ok(s)
+        Ok(s + &sizeless)
     }
+}
+
+/// The entries a report lists without a size (older TPU vmem reports' `scoped` ones): by
+/// allocation type, instruction and label, said to carry no size; empty if there are none.
+fn sizeless_table(r: &OomReport, unit: Units) -> Result<String, Failure> {
+    if r.sizeless.is_empty() {
+        return Ok(String::new());
+    }
+    let n = r.sizeless.len();
+    let columns = [
+        &Column::Field("#", "entry"),
+        &Column::Field("allocation type", "allocation_type"),
+        &Column::Field("instruction", "instruction"),
+        &Column::Field("label", "label"),
+    ];
+    let rows = r.sizeless.iter().map(|e| EntryRow::new(e, None));
+    Ok(format!(
+        "{n} {} listed with no size (by label and allocation type only): nothing to \
+         recompute or add up\n\n{}",
+        if n == 1 { "entry" } else { "entries" },
+        row_table(rows, &columns, unit)?
+    ))
 }
 
 /// What the dump says against the entry: its instruction has another shape, or is not in

@@ -85,7 +85,7 @@ impl PeakArgs {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
         let (files, status) = module_inputs(&self.inputs, self.stage)?;
         dump::one_module(&self.buffer_assignment, &files)?;
-        dump::with_page(self.html.as_deref(), out, |out, page| {
+        dump::with_page(self.html.as_deref(), self.format, out, |out, page| {
             self.peaks(&files, status, stdin, out, page)
         })
     }

@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
 use super::{check_length, for_each_row_major, logical_len, Counted, LengthError};
-use super::{TiledLayout, Tiles, TilesMut, TypedLayout};
+use super::{InlineLayout, TiledLayout, Tiles, TilesMut, TypedLayout};
 use crate::Element;
 
 /// Storage held inline (an array on the stack, or wherever the buffer lives): the default
@@ -44,7 +44,7 @@ impl<A: AsMut<[T]>, T> AsMut<[T]> for Inline<A> {
 ///
 /// | form | storage | for |
 /// |---|---|---|
-/// | `Buffer<L>` | `[L::Elem; PADDED_LEN]` inline (on the stack) | small arrays, `no_std` without `alloc`; `Buffer::zeroed` is `const` |
+/// | `Buffer<L>` | `[L::Elem; PADDED_LEN]` inline (on the stack) | small arrays (at most 1 MiB: an [`InlineLayout`]), `no_std` without `alloc`; `Buffer::zeroed` is `const` |
 /// | [`HeapBuffer<L>`] | [`AlignedBox<L::Elem>`](crate::AlignedBox), zeroed in place, from a 64-byte boundary | any size (a large array on the stack overflows it) |
 /// | [`StaticView<'a, L>`] | `&'a [L::Elem]` | storage someone else owns (a device buffer, a `Vec`) |
 /// | [`StaticViewMut<'a, L>`] | `&'a mut [L::Elem]` | the same, writable |
@@ -128,12 +128,15 @@ where
     }
 }
 
-impl<L: TypedLayout> Default for Buffer<L> {
+impl<L: TypedLayout + InlineLayout> Default for Buffer<L> {
     fn default() -> Self {
         Self::zeroed()
     }
 }
 
+/// The inline form is made only for an [`InlineLayout`] (at most 1 MiB of storage): the
+/// bound is on each constructor, so that `Buffer::<L>::zeroed()` of a larger layout is one
+/// error at the call, naming [`HeapBuffer`].
 impl<L: TypedLayout> Buffer<L> {
     /// A buffer of zero elements (padding included), on the stack. `const`, for statics.
     ///
@@ -143,7 +146,10 @@ impl<L: TypedLayout> Buffer<L> {
     /// static ZEROS: Buffer<Fig1> = Buffer::<Fig1>::zeroed();
     /// assert!(ZEROS.as_slice().iter().all(|&x| x == 0.0));
     /// ```
-    pub const fn zeroed() -> Self {
+    pub const fn zeroed() -> Self
+    where
+        L: InlineLayout,
+    {
         Buffer { storage: Inline(L::ZEROED), layout: PhantomData }
     }
 
@@ -156,7 +162,10 @@ impl<L: TypedLayout> Buffer<L> {
     /// raw[17] = 1.0;
     /// assert_eq!(Buffer::<Fig1>::from_storage(raw)[[2, 3]], 1.0);
     /// ```
-    pub const fn from_storage(storage: L::Storage) -> Self {
+    pub const fn from_storage(storage: L::Storage) -> Self
+    where
+        L: InlineLayout,
+    {
         Buffer { storage: Inline(storage), layout: PhantomData }
     }
 
@@ -175,7 +184,10 @@ impl<L: TypedLayout> Buffer<L> {
     /// assert!(Buffer::<Fig1>::from_row_major(&host[1..]).is_err());
     /// # Ok::<(), layout_runtime::fixed::LengthError>(())
     /// ```
-    pub fn from_row_major(row_major: &[L::Elem]) -> Result<Self, LengthError> {
+    pub fn from_row_major(row_major: &[L::Elem]) -> Result<Self, LengthError>
+    where
+        L: InlineLayout,
+    {
         let mut buf = Self::zeroed();
         buf.pack_from(row_major)?;
         Ok(buf)

@@ -337,9 +337,52 @@ pub trait TypedLayout: StaticLayout {
     type Elem: Element;
     /// The storage of a [`Buffer`](super::Buffer) on the stack: `[Elem; PADDED_LEN]`.
     type Storage: StorageArray<Item = Self::Elem>;
-    /// Storage with every element zero.
+    /// Storage with every element zero. The compiler builds it whole: a layout that is no
+    /// [`InlineLayout`] should not use it.
     const ZEROED: Self::Storage = <Self::Storage as StorageArray>::ZEROED;
 }
+
+/// The most storage, in bytes, that a buffer held inline ([`Buffer`](super::Buffer),
+/// [`PackedBuffer`](super::PackedBuffer)) may have: 1 MiB. A larger one overflows the stack
+/// it is built on (a thread's is 2 MiB to 8 MiB), and its zeroed value is built as a constant
+/// by the compiler, which then needs the array's size in memory again and again (400 MB of
+/// `f32[10000,10000]` grew rustc to 1.28 GB); `layout!` implements [`InlineLayout`] only for
+/// layouts of at most this many bytes, and a larger one lives in a
+/// [`HeapBuffer`](super::HeapBuffer) or a view.
+///
+/// ```
+/// assert_eq!(layout_runtime::fixed::MAX_INLINE_BYTES, 1 << 20);
+/// ```
+pub const MAX_INLINE_BYTES: usize = 1 << 20;
+
+/// A [`StaticLayout`] whose storage is small enough (at most [`MAX_INLINE_BYTES`], 1 MiB) for
+/// a buffer held inline: the stack forms [`Buffer`](super::Buffer) and
+/// [`PackedBuffer`](super::PackedBuffer) are made (`zeroed`, `from_storage`,
+/// `from_row_major`, `default`) only for these. `layout!` implements it for each layout it
+/// gives storage of at most that size; any size lives in a [`HeapBuffer`](super::HeapBuffer)
+/// (or [`PackedHeapBuffer`](super::PackedHeapBuffer)), or borrowed, in a
+/// [`StaticView`](super::StaticView). A larger layout's `Buffer::zeroed()` is a compile error
+/// that says so, where a stack overflow (and a compiler holding the array) would have been.
+///
+/// ```
+/// use layout_runtime::fixed::{Buffer, InlineLayout};
+/// # use layout_runtime::__doc_layouts::F32x3x5T2x2 as Fig1;
+/// fn on_the_stack<L: InlineLayout + layout_runtime::TypedLayout>() -> usize {
+///     Buffer::<L>::zeroed().as_slice().len()
+/// }
+/// assert_eq!(on_the_stack::<Fig1>(), 24);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not fit in a buffer held inline (on the stack): `layout!` gives one \
+               to layouts of at most 1 MiB",
+    label = "more than 1 MiB of storage (or not known to be at most)",
+    note = "use `HeapBuffer<{Self}>`: `HeapBuffer::<{Self}>::zeroed()` allocates it zeroed on the \
+            heap, with the same indexing, views and tiles (`PackedHeapBuffer` for a layout \
+            packed with `E(n)`)",
+    note = "or borrow storage you own (a `Vec`, a device buffer) with `StaticView<{Self}>` or \
+            `StaticViewMut<{Self}>`"
+)]
+pub trait InlineLayout: StaticLayout {}
 
 /// A [`StaticLayout`] that packs sub-byte elements with `E(n)`, `n` being the element's
 /// own width ([`SubByte::BITS`]): `s4` / `u4` / `f4e2m1fn` with `E(4)`, `s2` / `u2` with
@@ -364,7 +407,8 @@ pub trait PackedLayout: StaticLayout {
     type Elem: SubByte;
     /// The storage of a [`PackedBuffer`](super::PackedBuffer) on the stack: `[u8; BYTE_LEN]`.
     type Storage: StorageArray<Item = u8>;
-    /// Storage with every byte zero.
+    /// Storage with every byte zero. The compiler builds it whole: a layout that is no
+    /// [`InlineLayout`] should not use it.
     const ZEROED: Self::Storage = <Self::Storage as StorageArray>::ZEROED;
 }
 

@@ -5,7 +5,8 @@
 //!
 //! - [`TypedLayout`], when each element is a whole Rust value (`f32`, `bf16`, `S4` one per
 //!   byte, ...): [`Buffer`] stores and indexes them (`buf[[i, j]]`), on the stack
-//!   ([`Buffer`]), on the heap ([`HeapBuffer`], any size) or in borrowed slices
+//!   ([`Buffer`], for an [`InlineLayout`]: at most 1 MiB), on the heap ([`HeapBuffer`], any
+//!   size) or in borrowed slices
 //!   ([`StaticView`], [`StaticViewMut`]); the same methods on all four;
 //! - [`PackedLayout`], when `E(n)` packs sub-byte elements (`s4` with `E(4)`, ...):
 //!   [`PackedBuffer`] reads and writes one element with `get` / `set`, at shift-and-mask cost.
@@ -49,7 +50,8 @@ pub use inverse::{index_of_program, Inverse};
 #[doc(hidden)]
 pub use layout::{check_index, check_usize, program_index_of, Constants};
 pub use layout::{
-    LogicalIndex, PackedLayout, StaticLayout, StaticMemoryOrder, StorageArray, TypedLayout,
+    InlineLayout, LogicalIndex, PackedLayout, StaticLayout, StaticMemoryOrder, StorageArray,
+    TypedLayout, MAX_INLINE_BYTES,
 };
 #[cfg(feature = "alloc")]
 pub use packed::PackedHeapBuffer;

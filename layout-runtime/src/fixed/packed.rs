@@ -8,7 +8,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use super::{check_length, for_each_row_major, logical_len, Counted, LengthError};
-use super::{Inline, PackedLayout};
+use super::{Inline, InlineLayout, PackedLayout};
 use crate::SubByte;
 
 /// The byte holding element `offset`'s low bit, and that bit's position in it.
@@ -131,12 +131,13 @@ impl<L: PackedLayout, S: AsRef<[u8]>> fmt::Debug for PackedBuffer<L, S> {
     }
 }
 
-impl<L: PackedLayout> Default for PackedBuffer<L> {
+impl<L: PackedLayout + InlineLayout> Default for PackedBuffer<L> {
     fn default() -> Self {
         Self::zeroed()
     }
 }
 
+/// As [`Buffer`](super::Buffer)'s: made only for an [`InlineLayout`] (at most 1 MiB).
 impl<L: PackedLayout> PackedBuffer<L> {
     /// A buffer of zero bytes, on the stack. `const`, for statics.
     ///
@@ -145,7 +146,10 @@ impl<L: PackedLayout> PackedBuffer<L> {
     /// # use layout_runtime::__doc_layouts::U4x4x4E4 as Nibbles;
     /// assert_eq!(PackedBuffer::<Nibbles>::zeroed().as_bytes(), [0; 8]);
     /// ```
-    pub const fn zeroed() -> Self {
+    pub const fn zeroed() -> Self
+    where
+        L: InlineLayout,
+    {
         PackedBuffer { storage: Inline(<L as PackedLayout>::ZEROED), layout: PhantomData }
     }
 
@@ -157,7 +161,10 @@ impl<L: PackedLayout> PackedBuffer<L> {
     /// let buf = PackedBuffer::<Nibbles>::from_storage([0x10, 0, 0, 0, 0, 0, 0, 0]);
     /// assert_eq!(buf.read([0, 1]).get(), 1);
     /// ```
-    pub const fn from_storage(storage: <L as PackedLayout>::Storage) -> Self {
+    pub const fn from_storage(storage: <L as PackedLayout>::Storage) -> Self
+    where
+        L: InlineLayout,
+    {
         PackedBuffer { storage: Inline(storage), layout: PhantomData }
     }
 
@@ -174,7 +181,10 @@ impl<L: PackedLayout> PackedBuffer<L> {
     /// assert_eq!(buf.as_bytes(), [0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe]);
     /// # Ok::<(), layout_runtime::fixed::LengthError>(())
     /// ```
-    pub fn from_row_major(row_major: &[<L as PackedLayout>::Elem]) -> Result<Self, LengthError> {
+    pub fn from_row_major(row_major: &[<L as PackedLayout>::Elem]) -> Result<Self, LengthError>
+    where
+        L: InlineLayout,
+    {
         let mut buf = Self::zeroed();
         buf.pack_from(row_major)?;
         Ok(buf)

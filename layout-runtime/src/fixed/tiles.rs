@@ -7,8 +7,8 @@ use core::marker::PhantomData;
 use core::slice::{ChunksExact, ChunksExactMut};
 
 use super::{
-    Constants, Inverse, LogicalIndex, StaticLayout, StaticView, StaticViewMut, StorageArray,
-    TypedLayout,
+    Constants, InlineLayout, Inverse, LogicalIndex, StaticLayout, StaticView, StaticViewMut,
+    StorageArray, TypedLayout,
 };
 use crate::TileDim;
 
@@ -90,6 +90,10 @@ impl<L: TileSpec> TypedLayout for TileLayout<L> {
     type Elem = L::Elem;
     type Storage = L::TileStorage;
 }
+
+// As a MatrixTile: one tile, held inline.
+#[diagnostic::do_not_recommend]
+impl<L: TileSpec> InlineLayout for TileLayout<L> {}
 
 /// The layout of one tile of `L` when that is a matrix stored row by row, its rows
 /// interleaved in groups of `GROUP` (one later tile level `(GROUP,1)`, as TPU tiles of 16- and
@@ -208,6 +212,16 @@ where
 {
     type Elem = L::Elem;
     type Storage = S;
+}
+
+// A tile is one first-level tile (4 KiB for a TPU's `T(8,128)` of f32): held inline, as a
+// scratch tile is, whatever its size (the impl cannot depend on it).
+#[diagnostic::do_not_recommend]
+impl<L, S, const R: usize, const C: usize, const K: usize> InlineLayout
+    for MatrixTile<L, S, R, C, K>
+where
+    Self: StaticLayout,
+{
 }
 
 /// One tile of a [`TiledLayout`], borrowed: see [`Buffer::tiles`](super::Buffer::tiles).

@@ -168,6 +168,47 @@ fn groups_as_rows() {
     assert_eq!(r.stdout.lines().collect::<Vec<_>>(), expected);
 }
 
+/// Options that would change nothing are usage errors, as `hlo --peak` is: `--op-depth`
+/// without `--by op` (it groups op_name paths, which only `--by op` makes), and an explicit
+/// `--format` beside `--html -` (the page is then the output); `peak` takes `--html -` the
+/// same way. `--by op --op-depth 1` does group by the first part.
+#[test]
+fn options_that_would_do_nothing_are_usage_errors() {
+    let dump = "tests/data/hlo/tpu_train_step.txt";
+    let cases: [(&[&str], &str); 5] = [
+        (&["hlo", "--op-depth", "2", dump], "with no --by it would change nothing"),
+        (&["hlo", "--by", "opcode", "--op-depth", "2", dump], "with --by opcode it would"),
+        (&["hlo", "--html", "-", "--format", "json", dump], "where --format json would write"),
+        (&["hlo", "--format", "tsv", "--html", "-", dump], "where --format tsv would write"),
+        (&["peak", "--html", "-", "--format", "csv", dump], "where --format csv would write"),
+    ];
+    for (args, says) in cases {
+        let r = support::xlayout(args, b"");
+        assert_eq!((r.status, r.stdout.as_str()), (2, ""), "{args:?}");
+        assert!(
+            r.stderr.starts_with("error: ") && r.stderr.contains(says),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    // The three `jit(train_step)/...` groups of groups_as_rows, merged: 1 + 1 + 2
+    // instructions, 20971520 + 10485760 + 3277312 bytes.
+    let r = xlayout(&["--by", "op", "--op-depth", "1", dump], b"");
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let groups: Vec<Vec<&str>> =
+        r.stdout.lines().skip(1).map(|l| l.split('\t').skip(2).take(3).collect()).collect();
+    assert_eq!(
+        groups,
+        [
+            ["jit(train_step)", "4", "34734592"],
+            ["-", "1", "20971524"],
+            ["params['dense']['kernel']", "1", "20971520"],
+            ["batch['x']", "1", "5242880"],
+            ["batch['y']", "1", "512"],
+        ]
+    );
+}
+
 #[test]
 fn problems_go_to_standard_error_with_file_and_line() {
     let r = xlayout(&["tests/data/hlo/problems.txt"], b"");

@@ -9,3 +9,5 @@ mod peak;
 mod pictures;
 mod scripting;
 mod support;
+#[cfg(unix)]
+mod terminal;

@@ -269,6 +269,7 @@ fn the_table_for_people() {
 standard input: TPU out-of-memory report (E1000), memory space hbm: used 17.77G of 15.75G, 2.02G over
 HLO temp 17.77G, 98.6% utilization printed; Unpadded / Padded = 98.6%: agrees
 2 entries (2 with a readable shape, 2 agreeing with it): 261.00M listed, 65.56M of data, 195.44M padding (74.9% of it)
+195.44M of padding; the program is 2.02G over
 
   #  printed  size     data    padding  x      agrees  shape                                   instruction    why                         better layout
   1  256.00M  256.00M  64.00M  192.00M  4.00x  yes     pred[64,512,2048]{2,1,0:T(8,128)E(32)}  lt.17          E(32) 8 -> 32 bits (x4.00)  -
@@ -387,6 +388,58 @@ fn the_dump_is_checked_against_the_report() {
     assert!(r.stdout.contains("\n  entry 2: `gone.2` is not in the dump\n"), "{}", r.stdout);
 }
 
+/// Entries listed with no size (older vmem reports' scoped allocations) are listed by
+/// allocation type, instruction and label, said to carry no size; the report is read
+/// (status 0), not "a header but no entries".
+#[test]
+fn entries_without_a_size_are_listed() {
+    let file = "tests/data/oom/vmem_scoped_no_sizes.txt";
+    let r = xlayout(&["oom", "--format", "table", file], b"");
+    assert_eq!((r.status, r.stderr.as_str()), (0, ""));
+    let table = [
+        format!("{file}: TPU out-of-memory report, memory space vmem"),
+        "4 entries listed with no size (by label and allocation type only): nothing to recompute or add up".to_string(),
+        String::new(),
+        "  #  allocation type  instruction    label".to_string(),
+        "  1  scoped           -              register allocator spill slots".to_string(),
+    ];
+    assert_eq!(r.stdout.lines().take(5).collect::<Vec<_>>(), table, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("\n  4  scoped           convolution.7  %convolution.7 = bf16[64,28,28,128]"),
+        "{}",
+        r.stdout
+    );
+    let r = xlayout(&["oom", "--format", "json", file], b"");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let types: Vec<&str> = v["reports"][0]["sizeless"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["allocation_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["scoped"; 4]);
+}
+
+/// Where padding is a large share of the listed memory, the table holds it against what the
+/// program is over (the library's figures: tests/oom.rs, padding_against_the_overage).
+#[test]
+fn padding_is_held_against_the_overage() {
+    let says = |file: &str| {
+        let r = xlayout(&["oom", "--format", "table", &format!("tests/data/oom/{file}")], b"");
+        r.stdout.lines().find(|l| l.contains(" of padding; ")).map(str::to_string)
+    };
+    assert_eq!(
+        says("tpu_2019_glog.txt").as_deref(),
+        Some("31.00G of padding; the program is 25.74G over: the padding is more than the overage")
+    );
+    assert_eq!(
+        says("e1000_crlf.txt").as_deref(),
+        Some("195.44M of padding; the program is 2.02G over")
+    );
+    assert_eq!((says("gpu_peak_buffers.txt"), says("problems.txt")), (None, None));
+}
+
 /// XLA:GPU's report in its own units, with its stats block.
 #[test]
 fn gpu_reports_in_their_units() {
@@ -405,11 +458,21 @@ fn gpu_reports_in_their_units() {
         r.stdout
     );
     assert!(r.stdout.contains("\n  2  1004.50MiB  1004.50MiB  1004.50MiB  0B  "), "{}", r.stdout);
+    // The size it failed to allocate, as XLA's HumanReadableNumBytes writes it: 2110783616
+    // bytes are 1.966 GiB, `1.97GiB` (the report's own `preallocated temp allocation`).
+    let header = "tests/data/oom/gpu_peak_buffers.txt: XLA:GPU buffer assignment report: \
+                  failed to allocate 2110783616 bytes (1.97GiB)\n";
+    assert!(r.stdout.starts_with(header), "{}", r.stdout);
+    let exact =
+        ["oom", "--format", "table", "--bytes", "exact", "tests/data/oom/gpu_peak_buffers.txt"];
+    let r = xlayout(&exact, b"");
+    assert!(r.stdout.contains(": failed to allocate 2110783616 bytes\n"), "{}", r.stdout);
     let r = xlayout(
         &["oom", "--format", "table", "--bytes", "oom", "tests/data/oom/gpu_peak_buffers.txt"],
         b"",
     );
     assert!(r.stdout.contains("\n  1  4.89GiB     4.89G     4.89G     0B  "), "{}", r.stdout);
+    assert!(r.stdout.contains(": failed to allocate 2110783616 bytes (1.97G)\n"), "{}", r.stdout);
 }
 
 /// `oom --help` is written for oom: its rows are entries.

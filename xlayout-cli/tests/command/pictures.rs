@@ -4,7 +4,7 @@
 //! library's (the root crate's tests/draw_svg.rs and tests/draw_html.rs check them); here: that the command
 //! writes exactly them, where it is told, and fails as a command should.
 
-use xlayout::draw::{map_svg, MapOptions, DEFAULT_CELLS, MAX_CELLS, MAX_MEMORY_ROW};
+use xlayout::draw::{map_svg, MapOptions, DEFAULT_CELLS, DEFAULT_ROWS, MAX_CELLS, MAX_MEMORY_ROW};
 use xlayout::ArrayShape;
 
 use crate::support;
@@ -130,7 +130,7 @@ fn map_help_states_the_sizes_applied() {
     let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     for said in [
         String::from("[default: the text map, 32 rows and 32 columns;"),
-        format!("the whole slice when it has at most {DEFAULT_CELLS} elements ({MAX_CELLS} tiles with --tiles)"),
+        format!("the whole slice when it has at most {DEFAULT_CELLS} elements ({MAX_CELLS} tiles with --tiles), else its top-left corner of at most that many: {DEFAULT_ROWS} rows of a wide slice, more of a narrow one]"),
         format!("At most {MAX_CELLS} cells: a larger window keeps its first {MAX_MEMORY_ROW} columns"),
     ] {
         assert!(help.contains(&said), "{said}: {help}");
@@ -151,6 +151,22 @@ fn map_help_states_the_sizes_applied() {
     assert_eq!(logical_offsets(&xlayout(&["map", "f32[64,65]", "--svg"]).1).len(), 64 * 64);
     let tiles = ["map", "f32[4096,4096]{1,0:T(8,128)}", "--svg", "--tiles"];
     assert_eq!(logical_offsets(&xlayout(&tiles).1).len(), MAX_CELLS);
+    // A corner of as many when the slice is larger, narrow ones too: 1024x32 tiles show 512
+    // rows of 32 (not 64 rows, 2048 tiles), 10000x16 elements 256 rows of 16; 48 columns
+    // leave room for 85 rows (4080 cells), 100000 columns for 64 rows of 256.
+    let tiles = ["map", "f32[8192,4096]{1,0:T(8,128)}", "--svg", "--tiles"];
+    assert_eq!(logical_offsets(&xlayout(&tiles).1).len(), MAX_CELLS);
+    for (shape, cells) in [
+        ("f32[10000,16]", DEFAULT_CELLS),
+        ("f32[10000,48]", 85 * 48),
+        ("f32[2,4096]{1,0:T(8,128)}", DEFAULT_CELLS),
+    ] {
+        assert_eq!(logical_offsets(&xlayout(&["map", shape, "--svg"]).1).len(), cells, "{shape}");
+    }
+    let tiles = ["map", "f32[100000,100000]{1,0:T(8,128)}", "--svg", "--tiles"];
+    let (_, svg, _) = xlayout(&tiles);
+    assert_eq!(logical_offsets(&svg).len(), DEFAULT_ROWS * MAX_MEMORY_ROW);
+    assert!(svg.contains("showing tile rows 0..64 of 12500, columns 0..256 of 782"), "{svg}");
 }
 
 #[test]

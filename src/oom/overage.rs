@@ -1,0 +1,34 @@
+//! The padding of a report's entries held against what its program is over capacity by:
+//! where padding is a large share of the memory the entries list, whether it is more or less
+//! than the overage says how much a better layout could matter.
+
+use super::report::OomReport;
+
+impl OomReport {
+    /// `(padding, over)`: the bytes of padding in the listed entries (exact, from their
+    /// shapes) and what the program is over capacity by (`Exceeded hbm capacity by`, else
+    /// `Used X of Y` less its capacity, as printed), when the padding is at least a quarter
+    /// of the bytes the entries list. `None` for a smaller share, or a report that gives no
+    /// overage (XLA:GPU's, the runtime's).
+    ///
+    /// ```
+    /// use xlayout::oom::OomReport;
+    /// // 32.00G listed, of which 31.00G padding (s32[...,4] in 128-wide tiles); 25.74G over.
+    /// let r = OomReport::parse("Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm capacity by 25.74G.\n  1. Size: 32.00G\n     Shape: s32[8388608,8,4]{2,1,0:T(8,128)}\n");
+    /// let (padding, over) = r.padding_against_overage().unwrap();
+    /// assert_eq!((padding, over), (31 << 30, 27_638_114_549)); // 25.74 x 2^30, as printed
+    /// ```
+    pub fn padding_against_overage(&self) -> Option<(u64, u64)> {
+        let sizes = &self.totals.sizes;
+        let padding = sizes.padding_bytes();
+        if padding == 0 || padding.saturating_mul(4) < sizes.array_bytes {
+            return None;
+        }
+        let printed = |p: &Option<super::Printed>| p.as_ref().and_then(|p| p.bytes);
+        let over = printed(&self.exceeded).or_else(|| {
+            let (used, capacity) = (printed(&self.used)?, printed(&self.capacity)?);
+            used.checked_sub(capacity).filter(|&o| o > 0)
+        })?;
+        Some((padding, over))
+    }
+}
