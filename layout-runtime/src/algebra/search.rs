@@ -93,7 +93,8 @@ fn search(
     for d in 0..rank {
         let position: usize = to_dims[d + 1..].iter().product();
         let index: Vec<usize> = unravel(&dims, position).into_iter().map(|i| i as usize).collect();
-        unit.push(if to_dims[d] > 1 { s.a.plan.offset(&index)? } else { 0 });
+        // An empty array has no unit index to read (and any order holds its no elements).
+        unit.push(if to_dims[d] > 1 && s.a.count > 0 { s.a.plan.offset(&index)? } else { 0 });
     }
     let by_unit = |chosen: &[usize]| -> Vec<usize> {
         let mut rest: Vec<usize> =
