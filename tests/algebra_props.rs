@@ -331,7 +331,11 @@ fn bf16_row_pairs_keep_their_rows_together() {
     assert!(!r("bf16[4096]{0:T(1024)}").is_bitcast());
     // Untiled, row-major: the interleaved pairs are not row-major.
     let row_major = r("bf16[16,256]{1,0}");
-    assert_eq!(row_major.to_string(), "element (0,1) of the operand (row-major position 1) is at offset 2 there and (0,1) at offset 1 in the result");
+    assert_eq!(
+        row_major.to_string(),
+        "element (0,1) of the operand is at offset 2; as element (0,1) of the result (its \
+         row-major position 1) it is at offset 1"
+    );
 }
 
 #[test]

@@ -102,12 +102,12 @@ impl fmt::Display for Reason {
             }
             Reason::Moves(m) => write!(
                 f,
-                "element {} of the operand (row-major position {}) is at offset {} there and \
-                 {} at offset {} in the result",
+                "element {} of the operand is at offset {}; as element {} of the result (its \
+                 row-major position {}) it is at offset {}",
                 index_text(&m.from_index),
-                m.position,
                 m.from_offset,
                 index_text(&m.to_index),
+                m.position,
                 m.to_offset
             ),
             Reason::PaddedSize { from, to } => write!(
@@ -161,6 +161,21 @@ pub(crate) fn unravel(dims: &[usize], mut k: usize) -> Vec<u64> {
         }
     }
     index
+}
+
+/// Whether the two sides are a bitcast, without finding the first element that moves: the
+/// checks of [`compare`], a comparison of forms for the maps.
+pub(crate) fn same(a: &Side, b: &Side, ignore_element_type: bool) -> Result<bool, Error> {
+    if !ignore_element_type && (a.element_type, a.bits) != (b.element_type, b.bits) {
+        return Ok(false);
+    }
+    if a.count != b.count || a.allocated != b.allocated {
+        return Ok(false);
+    }
+    match (&a.form, &b.form) {
+        (Some(fa), Some(fb)) => Ok(fa == fb),
+        _ => Ok(first_moved(a, b)?.is_none()),
+    }
 }
 
 /// The first row-major position whose offsets differ, if any.
@@ -372,5 +387,6 @@ pub fn transpose_is_bitcast(
     dimensions: &[usize],
     ignore_element_type: bool,
 ) -> Result<bool, Error> {
-    Ok(check_transpose(from, to, dimensions, ignore_element_type)?.is_bitcast())
+    let reordered = transposed_operand(from, to, dimensions)?;
+    same(&Side::new(&reordered)?, &Side::new(to)?, ignore_element_type)
 }

@@ -3,7 +3,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::bitcast::{check_reshape, check_transpose};
+use super::bitcast::{reshape_is_bitcast, transpose_is_bitcast};
 use super::xla::{
     deduce_transpose_dimensions_for_bitcast, layout_perm,
     make_shape_with_descending_layout_and_same_physical_layout as descending,
@@ -68,11 +68,11 @@ pub fn decompose_bitcast(
     if from.element_count()? != to.element_count()? {
         return Ok(None);
     }
-    if check_reshape(from, to, true)?.is_bitcast() {
+    if reshape_is_bitcast(from, to, true)? {
         return Ok(Some(Decomposition::Reshape));
     }
     if let Some(dimensions) = deduce_transpose_dimensions_for_bitcast(from, to)? {
-        if check_transpose(from, to, &dimensions, true)?.is_bitcast() {
+        if transpose_is_bitcast(from, to, &dimensions, true)? {
             return Ok(Some(Decomposition::Transpose { dimensions }));
         }
     }
@@ -82,10 +82,9 @@ pub fn decompose_bitcast(
     let transpose1_dimensions = compose(&layout_perm(from)?, &reverse_iota(from.rank()));
     let to_inverse = inverse_permutation(&layout_perm(to)?).unwrap_or_default();
     let transpose2_dimensions = compose(&reverse_iota(to.rank()), &to_inverse);
-    let steps = check_transpose(from, &transpose1_shape, &transpose1_dimensions, false)?
-        .is_bitcast()
-        && check_reshape(&transpose1_shape, &reshape_shape, true)?.is_bitcast()
-        && check_transpose(&reshape_shape, to, &transpose2_dimensions, false)?.is_bitcast();
+    let steps = transpose_is_bitcast(from, &transpose1_shape, &transpose1_dimensions, false)?
+        && reshape_is_bitcast(&transpose1_shape, &reshape_shape, true)?
+        && transpose_is_bitcast(&reshape_shape, to, &transpose2_dimensions, false)?;
     Ok(steps.then_some(Decomposition::TransposeReshapeTranspose {
         transpose1_dimensions,
         transpose1_shape: Box::new(transpose1_shape),

@@ -15,8 +15,8 @@
 //! let y: ArrayShape = "f32[4,1,128]{2,1,0:T(8,128)}".parse()?;
 //! let r = check_reshape(&x, &y, false)?;
 //! assert!(!r.is_bitcast());
-//! assert_eq!(r.to_string(), "element (1,0) of the operand (row-major position 128) is at offset \
-//!     128 there and (1,0,0) at offset 1024 in the result");
+//! assert_eq!(r.to_string(), "element (1,0) of the operand is at offset 128; as element (1,0,0) \
+//!     of the result (its row-major position 128) it is at offset 1024");
 //! // With the size-1 dimension most major the four rows share one tile again: free.
 //! let free = reshape_bitcast_layout(&x, &y)?.unwrap();
 //! assert_eq!(free.to_string(), "f32[4,1,128]{2,0,1:T(8,128)}");

@@ -13,7 +13,7 @@
 
 use alloc::vec::Vec;
 
-use super::bitcast::{compare, transposed_operand, unravel, Relation, Side};
+use super::bitcast::{same, transposed_operand, unravel, Side};
 use super::xla::{align_layouts, layout_perm};
 use crate::limits::MAX_LAYOUT_CANDIDATES;
 use crate::{ArrayShape, Error, ErrorKind};
@@ -60,8 +60,7 @@ impl Search<'_> {
         self.tried.push(m2m);
         let candidate = self.to.clone().with_layout(layout);
         let b = Side::new(&candidate)?;
-        let reason = compare(&self.a, &b, false, Relation::Reshape)?;
-        Ok(reason.is_bitcast().then_some(candidate))
+        Ok(same(&self.a, &b, false)?.then_some(candidate))
     }
 }
 

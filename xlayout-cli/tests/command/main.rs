@@ -7,5 +7,6 @@ mod hostile;
 mod oom;
 mod peak;
 mod pictures;
+mod relayouts;
 mod scripting;
 mod support;
