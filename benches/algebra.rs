@@ -74,7 +74,7 @@ const CASES: &[Case] = &[
         expect: true,
     },
     Case {
-        name: "f32 2^40 elements, (8,128), split the rows",
+        name: "f32[1048576,1048576] (2 to the 40), (8,128), split rows",
         from: "f32[1048576,1048576]{1,0:T(8,128)}",
         to: "f32[131072,8,1048576]{2,1,0:T(8,128)}",
         ask: Ask::Reshape,

@@ -12,6 +12,8 @@ extern crate alloc;
 
 pub use layout_runtime::*;
 
+#[cfg(feature = "hlo")]
+pub mod bitcast;
 #[cfg(feature = "alloc")]
 pub mod draw;
 #[cfg(feature = "alloc")]

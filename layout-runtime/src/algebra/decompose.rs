@@ -4,11 +4,11 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::bitcast::{reshape_is_bitcast, transpose_is_bitcast};
+use super::permutation::{compose_permutations, inverse_permutation};
 use super::xla::{
     deduce_transpose_dimensions_for_bitcast, layout_perm,
     make_shape_with_descending_layout_and_same_physical_layout as descending,
 };
-use super::{compose_permutations, inverse_permutation};
 use crate::{ArrayShape, Error};
 
 /// How a bitcast reads as logical operations (`ShapeUtil::BitcastDecomposition`).

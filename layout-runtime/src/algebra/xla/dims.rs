@@ -6,7 +6,9 @@
 use alloc::vec::Vec;
 
 use super::{layout_perm, out_of_range};
-use crate::algebra::{common_factors, compose_permutations, inverse_permutation, permute};
+use crate::algebra::permutation::{
+    common_factors, compose_permutations, inverse_permutation, permute,
+};
 use crate::{ArrayShape, Dim, Error, Layout};
 
 /// The dimension sizes used by [`common_factors`]: static sizes and bounds; an unbounded

@@ -33,7 +33,9 @@ pub use dims::{
     InsertedOrDeleted,
 };
 
-use super::{common_factors, compose_permutations, inverse_permutation, is_permutation, permute};
+use super::permutation::{
+    common_factors, compose_permutations, inverse_permutation, is_permutation, permute,
+};
 use crate::{ArrayShape, Error, ErrorKind, Layout};
 
 /// minor_to_major as a permutation of `0..rank` (the default layout when there is none);
