@@ -14,7 +14,26 @@ use serde::Serialize;
 use super::attribute::dimensions;
 use super::{InstrId, Module, Opcode};
 use crate::algebra::{self, Decomposition, Reason};
-use crate::{ArrayShape, Error, Shape};
+use crate::{ArrayShape, Error, Shape, TileDim};
+
+/// Orders of dimensions tried (each weighed by its rank) by the layout searches of one
+/// module at most: bounded time on any input; a real module uses a tiny part of it.
+pub const MODULE_LAYOUT_BUDGET: u64 = 2_000_000;
+
+/// Elements compared one by one in one module at most (only shapes with `*` in a tile can
+/// need it: [`algebra`]).
+pub const MODULE_COMPARE_BUDGET: u64 = 1 << 26;
+
+/// What is left of a module's budgets.
+struct Budget {
+    layout: u64,
+    compare: u64,
+}
+
+/// Whether a shape's tiles hold `*` (whose layouts may be compared element by element).
+fn combines(s: &ArrayShape) -> bool {
+    s.layout.as_ref().is_some_and(|l| l.tiles.iter().any(|t| t.dims.contains(&TileDim::Combine)))
+}
 
 /// One instruction that only moves elements (a JSON row; the TSV and CSV columns of
 /// `xlayout relayouts` are `file` and these keys).
@@ -51,7 +70,8 @@ pub struct Relayout<'a> {
     pub moved_bytes: u64,
     /// The result's dimensions under a layout (tiles and every other field kept) that keeps
     /// every element where it was: the result itself when it already does, `None` when no
-    /// order of its dimensions does.
+    /// order of its dimensions does (or, past [`MODULE_LAYOUT_BUDGET`], none was searched
+    /// for: `reason` then says so).
     pub bitcast_layout: Option<String>,
     /// `op_name` of its metadata.
     pub op_name: Option<&'a str>,
@@ -105,6 +125,13 @@ impl<'a> Relayouts<'a> {
     /// assert_eq!(moves.bitcast_layout.as_deref(), Some("f32[4,1,128]{2,0,1:T(8,128)}"));
     /// ```
     pub fn new(m: &'a Module<'a>) -> Relayouts<'a> {
+        Relayouts::within(
+            m,
+            Budget { layout: MODULE_LAYOUT_BUDGET, compare: MODULE_COMPARE_BUDGET },
+        )
+    }
+
+    fn within(m: &'a Module<'a>, mut budget: Budget) -> Relayouts<'a> {
         let mut rows = Vec::new();
         for (i, ins) in m.instructions.iter_enumerated() {
             let copy_start = ins.opcode == Opcode::CopyStart;
@@ -139,7 +166,9 @@ impl<'a> Relayouts<'a> {
             };
             match (&from, &to) {
                 (Some(from), Some(to)) => {
-                    if let Err(e) = judge(&mut row, ins.opcode, from, to, dims.as_deref()) {
+                    let judged =
+                        judge(&mut row, ins.opcode, from, to, dims.as_deref(), &mut budget);
+                    if let Err(e) = judged {
                         row.reason = e.message().to_string();
                     }
                 }
@@ -162,7 +191,24 @@ fn judge(
     from: &ArrayShape,
     to: &ArrayShape,
     dims: Option<&[u64]>,
+    budget: &mut Budget,
 ) -> Result<(), Error> {
+    if combines(from) || combines(to) {
+        let n = from.element_count()?.min(crate::limits::MAX_COMPARED_ELEMENTS as u64);
+        if n > budget.compare {
+            return Err(Error::new(
+                crate::ErrorKind::WorkLimit,
+                format!(
+                    "not compared: a `*` tile may need an element-by-element comparison, and \
+                     the module's budget of {MODULE_COMPARE_BUDGET} elements is spent"
+                ),
+            ));
+        }
+        budget.compare -= n;
+    }
+    // The layout search's cost, to be had only while the module's budget lasts.
+    let orders = algebra::layout_orders(to).saturating_mul(to.rank() as u64 + 1);
+    let search = orders <= budget.layout;
     if opcode == Opcode::Bitcast {
         // The bytes stay by definition; say which logical operation it is.
         row.bitcast = Some(true);
@@ -174,10 +220,10 @@ fn judge(
         Some(d) => {
             let d: Vec<usize> = d.iter().map(|&x| x as usize).collect();
             let r = algebra::check_transpose(from, to, &d, false)?;
-            let layout = if r.is_bitcast() {
-                Some(to.clone())
-            } else {
-                algebra::transpose_bitcast_layout(from, to, &d)?
+            let layout = match (r.is_bitcast(), search) {
+                (true, _) => Some(to.clone()),
+                (false, true) => algebra::transpose_bitcast_layout(from, to, &d)?,
+                (false, false) => None,
             };
             (r, layout)
         }
@@ -190,10 +236,10 @@ fn judge(
         // A copy keeps the dimensions: it is a reshape to the same ones.
         None => {
             let r = algebra::check_reshape(from, to, false)?;
-            let layout = if r.is_bitcast() {
-                Some(to.clone())
-            } else {
-                algebra::reshape_bitcast_layout(from, to)?
+            let layout = match (r.is_bitcast(), search) {
+                (true, _) => Some(to.clone()),
+                (false, true) => algebra::reshape_bitcast_layout(from, to)?,
+                (false, false) => None,
             };
             (r, layout)
         }
@@ -214,7 +260,49 @@ fn judge(
         {
             String::from("every element keeps its offset; the bytes go to another memory space")
         }
-        r => r.to_string(),
+        Reason::Bitcast => reason.to_string(),
+        r if search => r.to_string(),
+        r => format!(
+            "{r}; no layout searched for: the module's budget of {MODULE_LAYOUT_BUDGET} is spent"
+        ),
     };
+    if search && row.bitcast == Some(false) {
+        budget.layout -= orders;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budgets_bound_the_work_of_a_module() {
+        // Three reshapes that move their rows under (8,128): each search tries the orders
+        // of the result's 3 dimensions; a budget for one leaves the others unsearched, and a
+        // `*` that may need comparing element by element is refused past its budget.
+        let x = "f32[4,128]{1,0:T(8,128)}";
+        let split = "f32[4,1,128]{2,1,0:T(8,128)}";
+        let text = format!(
+            "%p = {x} parameter(0)\n%a = {split} reshape(%p)\n%b = {split} reshape(%p)\n\
+             %c = {split} reshape(%p)\n%q = f32[3,5]{{0,1:T(*,4)}} parameter(1)\n\
+             %d = f32[15]{{0}} reshape(%q)\n"
+        );
+        let m = Module::parse(&text);
+        let orders = algebra::layout_orders(&split.parse().unwrap()) * 4;
+        let r = Relayouts::within(&m, Budget { layout: orders, compare: 10 });
+        let searched: Vec<bool> =
+            r.rows[..3].iter().map(|row| row.bitcast_layout.is_some()).collect();
+        assert_eq!(searched, [true, false, false]);
+        assert!(r.rows[1]
+            .reason
+            .ends_with("no layout searched for: the module's budget of 2000000 is spent"));
+        let d = r.rows.iter().find(|row| row.instruction == "d").unwrap();
+        assert_eq!(d.bitcast, None);
+        assert!(d.reason.starts_with("not compared: a `*` tile"), "{}", d.reason);
+        // With the module's budgets, all are answered.
+        let r = Relayouts::new(&m);
+        assert!(r.rows.iter().all(|row| row.bitcast.is_some()));
+        assert_eq!(r.rows.iter().filter(|row| row.bitcast_layout.is_some()).count(), 3);
+    }
 }

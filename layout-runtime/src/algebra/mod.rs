@@ -49,4 +49,4 @@ pub use permutation::{
     common_factors, compose_permutations, inverse_permutation, is_identity_permutation,
     is_permutation, move_single_element, permute, permute_inverse,
 };
-pub use search::{reshape_bitcast_layout, transpose_bitcast_layout};
+pub use search::{layout_orders, reshape_bitcast_layout, transpose_bitcast_layout};

@@ -43,6 +43,28 @@ fn tile_reach(shape: &ArrayShape, rank: usize) -> usize {
     reach.min(rank)
 }
 
+/// How many orders of `to`'s dimensions [`reshape_bitcast_layout`] and
+/// [`transpose_bitcast_layout`] try at most: its own, XLA's, the unit-offset order, and every
+/// choice of dimensions for the positions its tiles reach (saturating; past
+/// [`MAX_LAYOUT_CANDIDATES`] the search is refused). Each costs about a plan of `to`: a
+/// caller with many questions (a whole HLO module) can budget them by this.
+///
+/// ```
+/// use layout_runtime::algebra::layout_orders;
+/// assert_eq!(layout_orders(&"f32[4,1,128]{2,1,0}".parse()?), 3);
+/// assert_eq!(layout_orders(&"f32[4,1,128]{2,1,0:T(8,128)}".parse()?), 3 + 3 * 2);
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+pub fn layout_orders(to: &ArrayShape) -> u64 {
+    let rank = to.rank();
+    let w = tile_reach(to, rank);
+    if w == 0 {
+        return 3;
+    }
+    let window = (rank - w + 1..=rank).fold(1u64, |acc, x| acc.saturating_mul(x as u64));
+    window.saturating_add(3)
+}
+
 /// Tries `to`'s dimensions under each candidate order; the first that is a bitcast from `a`.
 struct Search<'s> {
     a: Side,
