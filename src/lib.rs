@@ -15,6 +15,8 @@ extern crate std;
 
 pub use layout_runtime::*;
 
+#[cfg(feature = "hlo")]
+pub mod bitcast;
 #[cfg(feature = "alloc")]
 pub mod draw;
 #[cfg(feature = "alloc")]

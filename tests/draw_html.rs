@@ -271,3 +271,20 @@ fn a_page_draws_a_bounded_number_of_maps() {
     assert_eq!(html.matches("<section class=\"map\"").count(), PAGE_MAPS);
     assert_eq!(html.matches("No maps for this module: the page has its 32.").count(), 8);
 }
+
+#[test]
+fn layout_changes_have_a_section() {
+    // tpu_train_step: a fused transpose that moves its padded rows, a copy to S(1) that
+    // moves none: the rows of `xlayout relayouts`, the most bytes moved first.
+    let html = page(&data("tpu_train_step.txt"), ReportOptions::default());
+    let doc = parse(&html);
+    let moved = doc.descendants().find(|n| class(*n, "moved")).unwrap();
+    assert_eq!(moved.attribute("data-moved-bytes"), Some("13762560"));
+    let table = by_id(&doc, "table-relayouts");
+    let r = rows(table);
+    assert_eq!(r.len(), 2);
+    assert_eq!(&r[0][..4], ["13.12MiB", "no", "transpose.2 (fused)", "transpose"]);
+    assert_eq!(r[0][7], "f32[16,40,1280]{1,2,0:T(8,128)}");
+    assert_eq!(&r[1][..4], ["0B", "yes", "copy-start", "copy-start"]);
+    assert_eq!(values(table, 0), [13762560, 0]);
+}

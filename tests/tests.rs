@@ -19,6 +19,10 @@ mod conformance_validate;
 mod conformance_xla_sizes;
 mod index_conformance;
 
+// Between two layouts: reshape and transpose bitcasts, XLA's tests of them, brute force.
+mod algebra_props;
+mod algebra_xla;
+
 // The runtime: text, plans, views, element types, relayout; properties over generated shapes.
 mod fuzz_props;
 mod heap_buffer;

@@ -83,6 +83,12 @@ pub enum ErrorKind {
     RankTooLarge,
     /// More tile levels than [`limits::MAX_TILE_LEVELS`](crate::limits::MAX_TILE_LEVELS).
     TooManyTileLevels,
+    /// A question about two layouts that would take more work than
+    /// [`limits::MAX_COMPARED_ELEMENTS`](crate::limits::MAX_COMPARED_ELEMENTS) or
+    /// [`limits::MAX_LAYOUT_CANDIDATES`](crate::limits::MAX_LAYOUT_CANDIDATES) allow (a `*`
+    /// over dimensions in transposed order, compared element by element; a search over
+    /// too many dimension orders).
+    WorkLimit,
 }
 
 /// Where in a shape a problem is: the part of the model, independent of any text.

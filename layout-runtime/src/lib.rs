@@ -53,6 +53,8 @@ pub use primitive::{PrimitiveType, UnknownPrimitiveType};
 pub mod __doc_layouts;
 
 #[cfg(feature = "alloc")]
+pub mod algebra;
+#[cfg(feature = "alloc")]
 mod aligned;
 #[cfg(feature = "alloc")]
 mod checked;

@@ -7,6 +7,8 @@
 //! | [`MAX_NESTING`] | 64 | tuples and buffers inside each other | [`ErrorKind::NestingTooDeep`] |
 //! | [`MAX_RANK`] | 256 | dimensions of an array, entries of minor_to_major, entries of one tile, split configs of one layout | [`ErrorKind::RankTooLarge`] |
 //! | [`MAX_TILE_LEVELS`] | 16 | tile levels of one layout (`T(..)(..)...`) | [`ErrorKind::TooManyTileLevels`] |
+//! | [`MAX_COMPARED_ELEMENTS`] | 2²⁴ | elements two layouts are compared one by one, when a `*` gives one of them no form ([`algebra`](crate::algebra)) | [`ErrorKind::WorkLimit`] |
+//! | [`MAX_LAYOUT_CANDIDATES`] | 20 000 | dimension orders tried for a layout that makes a reshape or transpose a bitcast | [`ErrorKind::WorkLimit`] |
 //!
 //! XLA's own shapes are far inside them: tuples a few levels deep, ranks below 10 (numpy
 //! allows 64), one to three tile levels. The parser reports a limit at the text that crosses
@@ -37,6 +39,16 @@ pub const MAX_RANK: usize = 256;
 
 /// Tile levels of one layout at most.
 pub const MAX_TILE_LEVELS: usize = 16;
+
+/// Elements two index maps are compared one by one at most. Only layouts whose `*` merges
+/// dimensions in transposed order are compared that way (every other pair is compared from
+/// dimensions, orders and tiles); 2²⁴ elements take tens of milliseconds.
+pub const MAX_COMPARED_ELEMENTS: usize = 1 << 24;
+
+/// Dimension orders tried at most when looking for the layout that makes a reshape or a
+/// transpose to a tiled shape a bitcast: the orders of the dimensions the tiles reach
+/// (rank 8 under a rank-2 tile: 56).
+pub const MAX_LAYOUT_CANDIDATES: usize = 20_000;
 
 /// Characters of a token (a name, a number) that an error message quotes at most.
 pub const QUOTED_TOKEN: usize = 40;

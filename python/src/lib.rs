@@ -209,11 +209,98 @@ impl PyShape {
         xlayout::explain::explain(&self.shape).map_err(|e| error(&e, &self.text))
     }
 
+    /// Whether a reshape to `to` (a `Shape` or its text) keeps every element where it is,
+    /// tiles included; with `transpose`, a transpose with XLA's dimensions (result
+    /// dimension `i` is this shape's `transpose[i]`). `xlayout bitcast`'s answer.
+    ///
+    /// >>> import xlayout
+    /// >>> x = xlayout.Shape("f32[4,128]{1,0:T(8,128)}")
+    /// >>> x.is_bitcast("f32[1,4,128]{2,1,0:T(8,128)}"), x.is_bitcast("f32[4,1,128]{2,1,0:T(8,128)}")
+    /// (True, False)
+    /// >>> x.is_bitcast("f32[128,4]{0,1:T(8,128)}", transpose=(1, 0))   # the same physical order
+    /// True
+    /// >>> x.is_bitcast("f32[128,4]{1,0:T(8,128)}", transpose=(1, 0))
+    /// False
+    #[pyo3(signature = (to, transpose=None))]
+    fn is_bitcast(
+        &self,
+        py: Python<'_>,
+        to: &Bound<'_, PyAny>,
+        transpose: Option<Vec<usize>>,
+    ) -> PyResult<bool> {
+        let (from, to) = (self.array()?, array_arg(to)?);
+        let answer = py.detach(|| match &transpose {
+            Some(d) => xlayout::algebra::transpose_is_bitcast(from, &to, d, false),
+            None => xlayout::algebra::reshape_is_bitcast(from, &to, false),
+        });
+        answer.map_err(|e| error_without_text(&e))
+    }
+
+    /// `xlayout bitcast --format json`'s object (without `version`) for a reshape to `to`, or
+    /// with `transpose` a transpose: `bitcast`, `bitcast_layout` (the text of `to`'s
+    /// dimensions under a layout that keeps every element in place, `to`'s tiles kept, or
+    /// `None`), `reason`, the first element that moves (`moved_position`,
+    /// `moved_from_index`, `moved_to_index`, `moved_from_offset`, `moved_to_offset`), the
+    /// bytes a copy would read and write, and `xla_open_source` (XLA's tile-blind answer).
+    ///
+    /// >>> import xlayout
+    /// >>> a = xlayout.Shape("f32[4,128]{1,0:T(8,128)}").bitcast("f32[4,1,128]{2,1,0:T(8,128)}")
+    /// >>> a["bitcast"], a["bitcast_layout"], a["xla_open_source"]
+    /// (False, 'f32[4,1,128]{2,0,1:T(8,128)}', True)
+    /// >>> a["moved_to_index"], a["moved_from_offset"], a["moved_to_offset"]
+    /// ([1, 0, 0], 128, 1024)
+    #[pyo3(signature = (to, transpose=None))]
+    fn bitcast<'py>(
+        &self,
+        py: Python<'py>,
+        to: &Bound<'py, PyAny>,
+        transpose: Option<Vec<usize>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (from, to) = (self.array()?, array_arg(to)?);
+        let answer = py.detach(|| xlayout::bitcast::Answer::new(from, &to, transpose));
+        let answer = answer.map_err(|e| error_without_text(&e))?;
+        py.import("json")?.call_method1("loads", (json(&answer)?,))
+    }
+
+    /// `to`'s dimensions under a layout that makes the reshape (or with `transpose`, the
+    /// transpose) a bitcast: `to`'s tiles and other fields kept, only `minor_to_major`
+    /// chosen; `to` itself when it is one already; `None` when no order of its dimensions
+    /// is.
+    ///
+    /// >>> import xlayout
+    /// >>> x = xlayout.Shape("f32[4,128]{1,0:T(8,128)}")
+    /// >>> x.bitcast_layout("f32[4,1,128]{2,1,0:T(8,128)}")
+    /// Shape('f32[4,1,128]{2,0,1:T(8,128)}')
+    #[pyo3(signature = (to, transpose=None))]
+    fn bitcast_layout(
+        &self,
+        py: Python<'_>,
+        to: &Bound<'_, PyAny>,
+        transpose: Option<Vec<usize>>,
+    ) -> PyResult<Option<PyShape>> {
+        let (from, to) = (self.array()?, array_arg(to)?);
+        let found = py.detach(|| match &transpose {
+            Some(d) => xlayout::algebra::transpose_bitcast_layout(from, &to, d),
+            None => xlayout::algebra::reshape_bitcast_layout(from, &to),
+        });
+        let found = found.map_err(|e| error_without_text(&e))?;
+        found.map(|s| PyShape::new(&s.to_string())).transpose()
+    }
+
     /// The map of `xlayout map --svg`: a notebook shows the shape as this picture.
     fn _repr_svg_(&self) -> Option<String> {
         // A shape without a picture (a tuple, no index space) shows as its repr instead.
         draw::map_svg(self.shape.as_array()?, &MapOptions::default()).ok()
     }
+}
+
+/// An array shape argument: a `Shape`, or text parsed as one (its errors shown under it).
+fn array_arg(arg: &Bound<'_, PyAny>) -> PyResult<ArrayShape> {
+    if let Ok(shape) = arg.cast::<PyShape>() {
+        return shape.get().array().cloned();
+    }
+    let text: String = arg.extract()?;
+    text.parse().map_err(|e| error(&e, &text))
 }
 
 /// The checked relayout of `src`'s bytes into `out` (both already byte views); the GIL is
@@ -336,6 +423,27 @@ fn hlo_report(
     })
 }
 
+/// What `xlayout.relayouts` needs of one module, as JSON: its name and [`Relayouts`]
+/// (`rows`, as `xlayout relayouts --format json` has them, `free`, `moved_bytes`).
+///
+/// [`Relayouts`]: xlayout::hlo::Relayouts
+#[pyfunction]
+fn relayouts_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
+    py.detach(|| {
+        let (text, problems) = decode(bytes);
+        let mut module = Module::parse(&text);
+        module.add_diagnostics(problems);
+        let r = xlayout::hlo::Relayouts::new(&module);
+        json(&serde_json::json!({
+            "module": module.name,
+            "instructions": r.rows.len(),
+            "free": r.free,
+            "moved_bytes": r.moved_bytes,
+            "rows": r.rows,
+        }))
+    })
+}
+
 /// The out-of-memory report in `bytes`, as the command's JSON (`xlayout oom --format json`'s
 /// object per report, without `file` and `hlo`); bytes that are not UTF-8 are read as the
 /// command reads them.
@@ -368,6 +476,7 @@ fn _xlayout(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(hlo_report, m)?)?;
     m.add_function(wrap_pyfunction!(oom_report, m)?)?;
+    m.add_function(wrap_pyfunction!(relayouts_report, m)?)?;
     m.add_function(wrap_pyfunction!(module_files, m)?)?;
     Ok(())
 }

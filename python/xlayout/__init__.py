@@ -24,17 +24,19 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _xlayout
-from ._reports import HloReport, OomReport, hlo, oom
+from ._reports import HloReport, OomReport, Relayouts, hlo, oom, relayouts
 from ._xlayout import Error, Shape
 
 __all__ = [
     "Error",
     "HloReport",
     "OomReport",
+    "Relayouts",
     "Shape",
     "hlo",
     "oom",
     "relayout",
+    "relayouts",
     "tile",
     "untile",
 ]

@@ -203,3 +203,69 @@ def oom(source: Any) -> OomReport:
     else:
         raise TypeError(f"oom() takes text, a path or an exception, not {type(source).__name__}")
     return OomReport(data)
+
+
+class Relayouts:
+    """Where one HLO module moves bytes to change layouts, as ``xlayout relayouts`` says it.
+
+    ``rows`` are the command's JSON records, one dict per instruction that only moves
+    elements (``copy``, ``transpose``, ``reshape``, ``bitcast``, ``copy-start``; fusion
+    bodies included), the most bytes moved first: its ``from`` and ``to`` shapes, whether
+    it keeps every element where it was (``bitcast``, tiles included), the bytes it reads
+    and writes when it does not, and ``bitcast_layout``, the result layout that would make
+    it free.
+    """
+
+    def __init__(self, data: bytes, name: str) -> None:
+        #: The object of ``xlayout relayouts --format json`` for this module, without ``file``.
+        self.data: Dict[str, Any] = json.loads(_xlayout.relayouts_report(data))
+        self.source: str = name
+
+    @property
+    def module(self) -> Optional[str]:
+        """The module's name (``HloModule NAME``), or ``None``."""
+        return self.data["module"]
+
+    @property
+    def rows(self) -> List[Dict[str, Any]]:
+        """One dict per instruction that only moves elements, the most bytes moved first."""
+        return self.data["rows"]
+
+    @property
+    def free(self) -> int:
+        """How many of them keep every element where it was."""
+        return self.data["free"]
+
+    @property
+    def moved_bytes(self) -> int:
+        """The bytes moved to change layouts, in all (read and written)."""
+        return self.data["moved_bytes"]
+
+    def to_pandas(self) -> Any:
+        """``rows`` as a ``pandas.DataFrame`` (pandas is needed for this only)."""
+        import pandas
+
+        return pandas.DataFrame(self.rows)
+
+    def __repr__(self) -> str:
+        return (
+            f"<xlayout.Relayouts {self.module or self.source}: {len(self.rows)} instructions, "
+            f"{self.free} free, {self.moved_bytes} bytes moved>"
+        )
+
+
+def relayouts(source: Any) -> Relayouts:
+    """Every instruction of one HLO module that only moves elements, as ``xlayout
+    relayouts`` lists it; ``source`` as for ``hlo()`` (a path, a dump directory, module
+    text, a JAX ``Compiled`` or ``Lowered`` object).
+
+    >>> import xlayout
+    >>> r = xlayout.relayouts("HloModule m\\n\\nENTRY %e {\\n"
+    ...                       "  %p = f32[4,128]{1,0:T(8,128)} parameter(0)\\n"
+    ...                       "  ROOT %r = f32[4,1,128]{2,1,0:T(8,128)} reshape(%p)\\n}\\n")
+    >>> row = r.rows[0]
+    >>> row["bitcast"], row["moved_bytes"], row["bitcast_layout"]
+    (False, 20480, 'f32[4,1,128]{2,0,1:T(8,128)}')
+    """
+    data, name = _module_source(source)
+    return Relayouts(data, name)

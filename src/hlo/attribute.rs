@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::lex::split_top_level;
+use super::lex::{for_each_top_level, split_top_level};
 
 macro_rules! call_attributes {
     ($($variant:ident = $text:literal,)*) => {
@@ -90,6 +90,28 @@ pub(crate) fn shape_index(text: &str) -> Option<Vec<u64>> {
     inner.split(',').map(str::trim).filter(|p| !p.is_empty()).map(|p| p.parse().ok()).collect()
 }
 
+/// The value of attribute `key` in an instruction's attributes as written
+/// (`, dimensions={1,0}, metadata={...}`): the text after `key=`, if it is there.
+pub(crate) fn attribute<'t>(attributes: &'t str, key: &str) -> Option<&'t str> {
+    let mut found = None;
+    for_each_top_level(attributes, |piece| {
+        if found.is_none() {
+            if let Some((k, v)) = piece.split_once('=') {
+                if k.trim() == key {
+                    found = Some(v.trim());
+                }
+            }
+        }
+    });
+    found
+}
+
+/// `dimensions={1,0}` (a transpose's, a broadcast's): the list; `None` when the attribute is
+/// missing or not a list of numbers.
+pub(crate) fn dimensions(attributes: &str) -> Option<Vec<u64>> {
+    shape_index(attribute(attributes, "dimensions")?)
+}
+
 /// The pairs of `{ {0}: (0, {}, may-alias), {1}: (1, {}) }`; unreadable pairs are left out.
 pub(crate) fn alias_pairs(text: &str) -> Vec<AliasPair> {
     let t = text.trim();
@@ -127,5 +149,13 @@ mod tests {
         assert!(alias_pairs("{ garbage }").is_empty());
         assert_eq!(shape_index(" {1, 2} "), Some(vec![1, 2]));
         assert_eq!(shape_index("{x}"), None);
+    }
+
+    #[test]
+    fn dimensions_of_a_transpose() {
+        let attributes = ", dimensions={1,0,2}, metadata={op_name=\"a, dimensions={9}\"}";
+        assert_eq!(dimensions(attributes), Some(vec![1, 0, 2]));
+        assert_eq!(dimensions(", metadata={op_name=\"dimensions={9}\"}"), None);
+        assert_eq!(attribute(", kind=kLoop, calls=%f", "calls"), Some("%f"));
     }
 }

@@ -58,6 +58,7 @@ mod opcode;
 mod peak;
 mod ratio;
 mod read;
+mod relayouts;
 mod report;
 mod sizes;
 pub mod units;
@@ -87,6 +88,7 @@ pub use peak::{
     NotModelledRow, Peak, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive, XlaPeak,
 };
 pub use ratio::{Percent, Ratio};
+pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};
 pub use report::{
     op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
 };

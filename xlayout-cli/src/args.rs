@@ -103,6 +103,27 @@ pub enum Command {
     /// and when the text holds no out-of-memory report at all.
     #[command(verbatim_doc_comment)]
     Oom(Oom),
+    /// Whether a reshape or transpose keeps every element where it is
+    ///
+    /// Compares the two index maps, tiles included (XLA's open-source
+    /// ReshapeIsBitcast and TransposeIsBitcast look at minor_to_major only):
+    /// every element, in row-major order of TO, at the same offset in both, and
+    /// both buffers the same size. When not, says the first element that moves
+    /// and the bytes a copy would move, and which layout of TO (its tiles kept)
+    /// would make it a bitcast. Exit status 0 for a bitcast, 1 for not, 2 for a
+    /// shape that cannot be read.
+    #[command(verbatim_doc_comment)]
+    Bitcast(Bitcast),
+    /// Where HLO modules move bytes to change layouts
+    ///
+    /// Lists every instruction that only moves elements (copy, transpose,
+    /// reshape, bitcast, copy-start; fusion bodies included) with its operand's
+    /// and result's shapes, whether it keeps every element where it was (tiles
+    /// included), the bytes it reads and writes when it does not, and the
+    /// result layout that would make it free; per module, the total bytes moved
+    /// to change layouts, the largest moves first.
+    #[command(verbatim_doc_comment)]
+    Relayouts(Relayouts),
 }
 
 impl Command {
@@ -123,6 +144,8 @@ impl Command {
                 ("oom", "the --hlo dump")
             }
             Command::Oom(_) => ("oom", "an out-of-memory report"),
+            Command::Bitcast(_) => ("bitcast", "the shapes"),
+            Command::Relayouts(_) => ("relayouts", "HLO module text"),
         }
     }
 }
@@ -368,6 +391,54 @@ pub struct Oom {
     pub bytes: Option<Units>,
     #[arg(long, value_enum, value_name = "FORMAT", help = OOM_FORMAT, hide_possible_values = true)]
     pub format: Option<Format>,
+}
+
+/// The arguments of `bitcast`.
+#[derive(Debug, Args)]
+pub struct Bitcast {
+    /// The operand, as XLA prints it, e.g. 'f32[4,128]{1,0:T(8,128)}'; `-` for a line of
+    /// standard input
+    #[arg(value_name = "FROM", verbatim_doc_comment)]
+    pub from: String,
+    /// The result; `-` for a line of standard input
+    #[arg(value_name = "TO")]
+    pub to: String,
+    /// A transpose instead of a reshape, with XLA's dimensions: result dimension i is
+    /// operand dimension D_i
+    #[arg(long, value_name = "D0,D1,...", value_parser = leading_index, verbatim_doc_comment)]
+    pub transpose: Option<LeadingIndex>,
+    /// The output: `table`, a few lines for a person (the default); `json`, one object;
+    /// `tsv` or `csv`, a header line and one row (the JSON keys)
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    #[arg(verbatim_doc_comment)]
+    pub format: Option<Format>,
+}
+
+/// `relayouts --format`'s help.
+const RELAYOUTS_FORMAT: &str = "\
+The output: `table`, aligned for people (the default on a terminal); `tsv`, a
+header line, then one row per instruction that only moves elements, the most
+bytes moved first (the default otherwise); `csv`, the same rows (RFC 4180);
+`json`, one object with every file's rows and totals, exact integers";
+
+/// The arguments of `relayouts`.
+#[derive(Debug, Args)]
+pub struct Relayouts {
+    #[arg(value_name = "FILE|DIR|-", default_value = "-", help = MODULES)]
+    pub inputs: Vec<PathBuf>,
+    /// Rows in each file's table (the most bytes moved first); TSV, CSV and JSON have all
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+    /// Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
+    /// exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
+    #[arg(verbatim_doc_comment)]
+    pub bytes: Units,
+    #[arg(long, value_enum, value_name = "FORMAT", help = RELAYOUTS_FORMAT, hide_possible_values = true)]
+    pub format: Option<Format>,
+    /// Which files of a dump directory: after optimizations, before, or all module text
+    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
+    pub stage: Stage,
 }
 
 /// `--by`.

@@ -26,6 +26,7 @@ use clap::Parser;
 use xlayout::{draw, ArrayShape, Error, Plan, Shape};
 
 mod args;
+mod bitcast;
 mod dump;
 mod hlo;
 mod io;
@@ -33,6 +34,7 @@ mod map;
 mod oom;
 mod output;
 mod peak;
+mod relayouts;
 
 use args::{Cli, Command};
 use io::{shape_text, Failure, LineTooLong, Out, Stdin};
@@ -87,6 +89,8 @@ fn run(cli: Cli, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Fai
         Some(Command::Hlo(a)) => a.run(stdin, out),
         Some(Command::Peak(a)) => a.run(stdin, out),
         Some(Command::Oom(a)) => a.run(stdin, out),
+        Some(Command::Bitcast(a)) => a.run(stdin, out),
+        Some(Command::Relayouts(a)) => a.run(stdin, out),
     }
 }
 

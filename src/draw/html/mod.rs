@@ -3,7 +3,8 @@
 //! parameters, outputs and temporaries there, a timeline of live memory at every step, the
 //! lifetimes of the buffers live at the peak: XProf's memory viewer, offline), the totals,
 //! a picture of the memory each instruction owns, the top lists as tables sortable by a
-//! click on a header, and maps of the padded buffers and of the buffers live at the peak.
+//! click on a header, the instructions that move elements to change layouts, and maps of the
+//! padded buffers and of the buffers live at the peak.
 //!
 //! The page is well-formed XML as well as HTML (every element closed, the script inside a
 //! commented CDATA section), so an XML parser can check it; all text from the dump is
@@ -12,12 +13,14 @@
 mod cells;
 mod maps;
 mod peak;
+mod relayouts;
 
 use std::fmt::Write;
 
 use self::cells::{bytes_cell, percent};
 use self::maps::Maps;
 use self::peak::peak_section;
+use self::relayouts::relayouts_section;
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
 use crate::hlo::{InstrId, Peak, Report, Sizes};
@@ -64,7 +67,9 @@ const BAR_LABEL: usize = 40;
 /// at the peak as bars along the schedule), totals (owned memory, padding, per memory
 /// space, per computation), a bar per instruction of the largest-owners list showing its data and its
 /// padding in two colours, the three top lists (largest, most padding, most expansion) and
-/// the groups as tables sortable by clicking a header, the reading problems, and for the
+/// the groups as tables sortable by clicking a header, the instructions that only move
+/// elements with the bytes they move to change layouts ([`Relayouts`](crate::hlo::Relayouts)),
+/// the reading problems, and for the
 /// padded buffers of the lists a map of their first tile ([`map_svg`](super::map_svg)), which
 /// each padded shape in the tables links to. [`HtmlPage`] puts several modules on one page.
 ///
@@ -204,6 +209,7 @@ impl HtmlPage {
             }
         }
         groups(&mut out, report, &p);
+        relayouts_section(&mut out, m, &p);
         diagnostics(&mut out, report, options.diagnostics, &p);
         maps.write(&mut out, &p);
         if maps.shapes.is_empty() && self.maps >= PAGE_MAPS && !report.top_padding.is_empty() {

@@ -7,6 +7,7 @@ mod hostile;
 mod oom;
 mod peak;
 mod pictures;
+mod relayouts;
 mod scripting;
 mod support;
 #[cfg(unix)]
