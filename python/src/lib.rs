@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -19,7 +19,7 @@ use pyo3::types::PyTuple;
 use xlayout::draw::{self, HtmlOptions, MapOptions};
 use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions, ReportWithPeak};
 use xlayout::oom::OomReport;
-use xlayout::{ArrayShape, Dim, Plan, RelayoutPlan, Shape, TileDim};
+use xlayout::{ArrayShape, ByteRange, Dim, Plan, RelayoutPlan, Shape, TileDim};
 
 create_exception!(
     xlayout,
@@ -216,18 +216,42 @@ impl PyShape {
     }
 }
 
-/// The checked relayout of `src`'s bytes into `out` (both already byte views); the GIL is
-/// released while it runs.
+/// Where the 1-D byte array `array` (`what`, for messages) lies in memory, after checking
+/// that it is one run of bytes (and, for a destination, writeable): what
+/// [`RelayoutPlan::check_buffers`] compares before any slice of it is made. Its element type
+/// (`uint8`: no byte order) was checked when it was converted to `PyArray1<u8>`. A buffer
+/// that is not one writeable run is a `ValueError` of Python's, as numpy raises for it (no
+/// Rust buffer can be one, so the library has no rule for it).
+fn byte_range(array: &Bound<'_, PyArray1<u8>>, what: &str, write: bool) -> PyResult<ByteRange> {
+    // 1-D: contiguous is a stride of one byte (any stride, for 0 or 1 element).
+    if !array.is_contiguous() {
+        return Err(PyValueError::new_err(format!("{what} is not one contiguous run of bytes")));
+    }
+    if write && !array.getattr("flags")?.getattr("writeable")?.is_truthy()? {
+        return Err(PyValueError::new_err(format!("{what} is read-only")));
+    }
+    Ok(ByteRange { start: array.data() as usize, len: array.len() })
+}
+
+/// The checked relayout of `data`'s bytes into `out` (both byte views), the GIL released
+/// while it runs. Both buffers are checked (one run of bytes each, the lengths, no byte in
+/// common, by address: whatever Python objects provide them) before either is borrowed, so
+/// the `&[u8]` and the `&mut [u8]` given to the plan never alias.
 fn run_relayout(
     py: Python<'_>,
     plan: &RelayoutPlan,
-    data: &PyReadonlyArray1<'_, u8>,
+    data: &Bound<'_, PyArray1<u8>>,
     out: &Bound<'_, PyArray1<u8>>,
+    run: impl FnOnce(&[u8], &mut [u8]) -> Result<(), xlayout::Error> + Send,
 ) -> PyResult<()> {
-    let input = data.as_slice()?;
+    let src = byte_range(data, "the source buffer", false)?;
+    let dst = byte_range(out, "the destination buffer `out`", true)?;
+    plan.check_buffers(src, dst).map_err(|e| error_without_text(&e))?;
+    // numpy's own borrow flags on top: no other Rust borrow of these arrays meanwhile.
+    let input = data.try_readonly()?;
     let mut output = out.try_readwrite()?;
-    let output = output.as_slice_mut()?;
-    py.detach(|| plan.run(input, output)).map_err(|e| error_without_text(&e))
+    let (input, output) = (input.as_slice()?, output.as_slice_mut()?);
+    py.detach(|| run(input, output)).map_err(|e| error_without_text(&e))
 }
 
 fn relayout_plan(src: &PyShape, dst: &PyShape) -> PyResult<RelayoutPlan> {
@@ -243,27 +267,23 @@ fn relayout_plan(src: &PyShape, dst: &PyShape) -> PyResult<RelayoutPlan> {
 #[pyo3(signature = (data, src, dst, out=None))]
 fn relayout<'py>(
     py: Python<'py>,
-    data: PyReadonlyArray1<'py, u8>,
+    data: Bound<'py, PyArray1<u8>>,
     src: &PyShape,
     dst: &PyShape,
     out: Option<Bound<'py, PyArray1<u8>>>,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let plan = relayout_plan(src, dst)?;
-    // Checked before a destination is allocated: a wrong input costs nothing.
-    if data.len() != plan.src_len() {
-        let why = format!(
-            "the source buffer has {} bytes; its layout needs exactly {}",
-            data.len(),
-            plan.src_len()
-        );
-        return Err(error_without_text(&xlayout::Error::new(
-            xlayout::ErrorKind::BufferLength,
-            why,
-        )));
-    }
-    // `zeros` is calloc: fresh pages cost nothing until the relayout writes them.
-    let out = out.unwrap_or_else(|| PyArray1::zeros(py, plan.dst_len(), false));
-    run_relayout(py, &plan, &data, &out)?;
+    let out = match out {
+        Some(out) => out,
+        None => {
+            // Checked before a destination is allocated: a wrong input costs nothing.
+            let src = byte_range(&data, "the source buffer", false)?;
+            plan.check_source(src).map_err(|e| error_without_text(&e))?;
+            // `zeros` is calloc: fresh pages cost nothing until the relayout writes them.
+            PyArray1::zeros(py, plan.dst_len(), false)
+        }
+    };
+    run_relayout(py, &plan, &data, &out, |i, o| plan.run(i, o))?;
     Ok(out)
 }
 
@@ -279,17 +299,23 @@ fn _panic_for_tests(message: &str) {
 /// inside the extension: the baseline of the Python benchmark, measured in its run.
 #[pyfunction]
 fn _time_rust_relayout(
-    data: PyReadonlyArray1<'_, u8>,
+    py: Python<'_>,
+    data: Bound<'_, PyArray1<u8>>,
     src: &PyShape,
     dst: &PyShape,
     out: Bound<'_, PyArray1<u8>>,
 ) -> PyResult<f64> {
-    let input = data.as_slice()?;
-    let mut output = out.try_readwrite()?;
-    let output = output.as_slice_mut()?;
-    let start = Instant::now();
-    xlayout::relayout(input, &src.shape, output, &dst.shape).map_err(|e| error_without_text(&e))?;
-    Ok(start.elapsed().as_secs_f64())
+    // The plan only to check the buffers as `relayout` does; the time is `xlayout::relayout`'s
+    // own (which plans again), as a Rust caller would call it.
+    let plan = relayout_plan(src, dst)?;
+    let mut seconds = 0.0;
+    run_relayout(py, &plan, &data, &out, |input, output| {
+        let start = Instant::now();
+        xlayout::relayout(input, &src.shape, output, &dst.shape)?;
+        seconds = start.elapsed().as_secs_f64();
+        Ok(())
+    })?;
+    Ok(seconds)
 }
 
 /// The `xlayout` command on the process's standard input, output and error, with `args`

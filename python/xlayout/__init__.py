@@ -67,8 +67,10 @@ def relayout(
     index map puts it and every padding bit zero.
 
     The input is read in place (no copy) and the GIL is released while the bytes move;
-    do not write to ``data`` from another thread meanwhile. Shapes are ``Shape`` objects or
-    text; the two must have the same element type and dimensions.
+    do not write to ``data`` from another thread meanwhile. ``out`` may not share a byte of
+    memory with ``data``, whatever objects provide the two (views, ``memoryview``, one
+    ``bytearray`` behind both): ``xlayout.Error`` of kind ``BufferOverlap``. Shapes are
+    ``Shape`` objects or text; the two must have the same element type and dimensions.
 
     >>> import numpy as np, xlayout
     >>> x = np.arange(15, dtype=np.float32)                   # f32[3,5], row-major
