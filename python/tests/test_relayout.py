@@ -306,3 +306,58 @@ def test_buffers_are_checked_before_they_are_borrowed():
         xlayout._xlayout.relayout(x.view(np.uint8)[1:], src, dst, None)
     assert e.value.kind == "BufferLength"
 
+
+
+# Multi-byte dtypes in big-endian order: XLA's buffers are little-endian, so the values are
+# converted, never their bytes reinterpreted (the issue's '>f4' came back as 4.6e-41).
+BIG_ENDIAN = [">f4", ">i2", ">f8", ">c8", ">u4", np.dtype(ml_dtypes.bfloat16).newbyteorder(">")]
+
+
+@pytest.mark.parametrize("dtype", BIG_ENDIAN, ids=[">f4", ">i2", ">f8", ">c8", ">u4", ">bf16"])
+def test_big_endian_values_are_converted_not_reinterpreted(dtype):
+    dtype = np.dtype(dtype)
+    native = np.arange(12).astype(dtype.newbyteorder("<")).reshape(3, 4)
+    big = native.astype(dtype)
+    assert big.tobytes() != native.tobytes()  # the bytes differ, the values do not
+    name = xlayout._xla_type(dtype)
+    layout = "{1,0:T(2,2)}"
+    tiled = xlayout.tile(big, layout)
+    assert tiled.tobytes() == xlayout.tile(native, layout).tobytes()
+    assert tiled.tobytes() == recipe(native, (2, 2)).tobytes()  # little-endian bytes
+    back = xlayout.untile(tiled, f"{name}[3,4]{layout}")
+    assert back.dtype == dtype.newbyteorder("<") and (back == native).all()
+    # Transposed views of big-endian memory too.
+    assert xlayout.tile(big.T, layout).tobytes() == xlayout.tile(native.T, layout).tobytes()
+    # A buffer of big-endian values, as an array or a memoryview of one: its values.
+    full = f"{name}[3,4]"
+    # (numpy gives no memoryview of ml_dtypes' types.)
+    views = [big] if name == "bf16" else [big, memoryview(big)]
+    for buffer in views:
+        got = xlayout.relayout(buffer, full, f"{full}{{0,1}}")
+        assert got.tobytes() == native.T.copy().tobytes()
+        assert (xlayout.untile(buffer, full) == native).all()
+
+
+def test_the_issues_big_endian_round_trip():
+    x = np.arange(4, dtype=">f4")
+    assert xlayout.untile(xlayout.tile(x, "{0:T(4)}"), "f32[4]{0:T(4)}").tolist() == [0, 1, 2, 3]
+
+
+def test_buffers_typed_by_their_format():
+    import ctypes
+
+    # ctypes' big-endian integers and structures: numpy reads their format, so their values
+    # are converted like a big-endian array's.
+    words = (ctypes.c_uint16.__ctype_be__ * 4)(1, 2, 3, 4)
+    got = xlayout.relayout(words, "u16[4]", "u16[4]")
+    assert got.view("<u2").tolist() == [1, 2, 3, 4]
+
+    class Pair(ctypes.BigEndianStructure):
+        _fields_ = [("a", ctypes.c_uint16), ("b", ctypes.c_uint16)]
+
+    pairs = (Pair * 2)((1, 2), (3, 4))
+    assert xlayout.relayout(pairs, "u16[4]", "u16[4]").view("<u2").tolist() == [1, 2, 3, 4]
+    # Pointers: a format numpy does not read, so no byte order is known: refused.
+    pointers = (ctypes.POINTER(ctypes.c_int) * 2)()
+    with pytest.raises(TypeError, match="format '&<i' is not one numpy reads"):
+        xlayout.relayout(pointers, "u64[2]", "u64[2]")
