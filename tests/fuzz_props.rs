@@ -213,6 +213,14 @@ fn peak_seeds() {
     }
 }
 
+#[test]
+fn draw_seeds_and_generated_shapes() {
+    seeded("draw", checks::draw::draw_case).at_least(Reached::Full, 20);
+    let tally = generated(&mut Rng(7), 600, 64, checks::draw::draw_case);
+    tally.at_least(Reached::Full, 150);
+    tally.at_least(Reached::Refused, 100);
+}
+
 /// Pieces of out-of-memory report text that mutations insert.
 const OOM_TOKENS: &[&str] = &[
     "\n",
