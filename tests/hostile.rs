@@ -409,6 +409,12 @@ fn check(class: Class, bytes: &[u8], r: &Read) {
             assert_eq!(r.instructions, statements, "{name}");
             assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
         }
+        Class::OneLine => {
+            // One line, every instruction read, without a problem.
+            let statements = bytes.windows(3).filter(|w| w == b" = ").count();
+            assert_eq!((r.lines, r.instructions), (1, statements), "{name}");
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
         Class::BadIndexGtes => {
             // Each bad index is not followed, and says so.
             assert!(r.rules.contains(&Rule::Unfollowed), "{name}: {:?}", r.rules);

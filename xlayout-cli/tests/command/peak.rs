@@ -265,6 +265,35 @@ fn the_budget_is_held_to_every_scheduled_module() {
     }
 }
 
+/// A module written on one line is read as XLA's parser reads it (statements end at the
+/// grammar, not the line end): scan_cumsum joined onto one line has the peak of its lines,
+/// XLA's own (8,296 bytes at step 9), and `--budget` holds to it; it was read as an empty
+/// module, and `--budget 1` passed.
+#[test]
+fn a_module_on_one_line_is_read_as_xla_reads_it() {
+    let text = std::fs::read_to_string(support::root().join(SCAN).join("after_optimizations.txt"));
+    let text = text.unwrap();
+    let one_line = format!("{}\n", text.lines().collect::<Vec<_>>().join(" "));
+    let r = peak(&["--format", "json", "-"], one_line.as_bytes());
+    assert_eq!((r.status, r.stderr.as_str()), (0, ""));
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let f = &v["files"][0];
+    assert_eq!((f["peak_bytes"].as_u64(), f["peak_step"].as_u64()), (Some(8296), Some(9)));
+    let r = peak(&["--budget", "1", "--format", "json", "-"], one_line.as_bytes());
+    assert_eq!(r.status, 1);
+    let over = "standard input: peak 8296 bytes (8.1K) at step 9 (constant.10) is 8295 bytes";
+    assert!(r.stderr.starts_with(over), "{}", r.stderr);
+    let h = xlayout(&["hlo", "--format", "table", "-"], one_line.as_bytes());
+    assert_eq!(h.status, 0, "{}", h.stderr);
+    assert!(
+        h.stdout.starts_with(
+            "standard input: module jit_scan_cumsum, scheduled; 10 computations, 51 instructions, 1 line\n"
+        ),
+        "{}",
+        h.stdout
+    );
+}
+
 /// `--max-expansion` looks at the values live at the peak; `--min-bytes` and `--top` cut
 /// the list, not the cumulative column.
 #[test]
