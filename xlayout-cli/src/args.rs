@@ -416,6 +416,9 @@ fn ratio(text: &str) -> Result<Ratio, String> {
 
 fn bytes(text: &str) -> Result<u64, String> {
     xlayout::hlo::units::parse_bytes(text).ok_or_else(|| {
-        format!("`{text}` is not a byte count: write a number with an optional unit, like `16G`")
+        format!(
+            "`{text}` is not a byte count: write a whole number of bytes with an optional unit, \
+             like `16G`, `1.5G` or `4096` (no digit separators, no fraction of a byte)"
+        )
     })
 }

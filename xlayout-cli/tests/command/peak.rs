@@ -294,6 +294,28 @@ fn a_module_on_one_line_is_read_as_xla_reads_it() {
     );
 }
 
+/// A byte count is whole and written without separators: `1.5B` was read as 1 byte and
+/// `1_000` (or `1,5G`, a European 1.5G) with the separator dropped; all are usage errors.
+#[test]
+fn budgets_are_whole_byte_counts_or_refused() {
+    for budget in ["1.5B", "1_000", "1,5G", "1.3K", "16E"] {
+        for command in ["peak", "hlo"] {
+            let r = xlayout(&[command, "--budget", budget, SCAN], b"");
+            assert_eq!((r.status, r.stdout.as_str()), (2, ""), "{command} {budget}");
+            let said = format!(
+                "error: invalid value '{budget}' for '--budget <BYTES>': `{budget}` is not a byte \
+                 count: write a whole number of bytes with an optional unit, like `16G`, `1.5G` \
+                 or `4096` (no digit separators, no fraction of a byte)"
+            );
+            assert!(r.stderr.starts_with(&said), "{}", r.stderr);
+        }
+    }
+    // 1.5G is 1610612736 bytes exactly, over scan_cumsum's peak of 8296.
+    assert_eq!(peak(&["--budget", "1.5G", "--format", "json", SCAN], b"").status, 0);
+    assert_eq!(peak(&["--budget", "8.1K", "--format", "json", SCAN], b"").status, 2);
+    assert_eq!(peak(&["--budget", "8.5K", "--format", "json", SCAN], b"").status, 0);
+}
+
 /// `--max-expansion` looks at the values live at the peak; `--min-bytes` and `--top` cut
 /// the list, not the cumulative column.
 #[test]
