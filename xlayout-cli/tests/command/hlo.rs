@@ -45,12 +45,20 @@ fn tsv_and_csv_escape_what_would_break_a_row() {
     let r = xlayout(&["--format", "csv", "-"], dump);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines[0], HEADER.replace('\t', ","));
-    // Quoted: the op_name holds a comma, quotes and a line end (the record spans two lines).
+    // Escaped as in TSV (one line per record), then quoted: the op_name holds a comma and
+    // quotes.
     assert_eq!(
         lines[1],
-        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,0,yes,owns,8,\"tab\there, \"\"quoted\"\""
+        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,0,yes,owns,8,\"tab\\there, \"\"quoted\"\"\\nnewline\",-,,-,-"
     );
-    assert_eq!(lines[2], "newline\",-,,-,-");
+    assert_eq!(lines.len(), 2);
+    // NUL and other control bytes (raw in the dump's text): `\xNN` in both, as in TSV.
+    let dump = b"%b = f32[2]{0} parameter(0), metadata={op_name=\"x\x00y\x1bz\\\\w\"}\n";
+    for format in ["tsv", "csv"] {
+        let r = xlayout(&["--format", format, "-"], dump);
+        let row = r.stdout.lines().nth(1).unwrap();
+        assert!(row.contains(r"x\x00y\x1bz\\w"), "{format}: {row:?}");
+    }
     let r = xlayout(&["--format", "csv", "tests/data/hlo/tpu_fragment.txt"], b"");
     assert_eq!(
         r.stdout.lines().nth(4),
