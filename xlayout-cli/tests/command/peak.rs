@@ -294,6 +294,27 @@ fn a_module_on_one_line_is_read_as_xla_reads_it() {
     );
 }
 
+/// A scheduled module without an ENTRY computation runs nothing: its peak is "not
+/// modelled: no ENTRY computation", 0 bytes, and `--budget` failed to fail on it.
+#[test]
+fn a_module_without_entry_has_no_peak_to_hold_to_a_budget() {
+    let text =
+        b"HloModule m, is_scheduled=true\n\n%c {\n  ROOT %a = f32[1024]{0} parameter(0)\n}\n";
+    for command in ["peak", "hlo"] {
+        let r = xlayout(&[command, "--budget", "1G", "--format", "json", "-"], text);
+        assert_eq!(r.status, 1, "{command}");
+        assert_eq!(
+            r.stderr,
+            "standard input: no ENTRY computation: nothing runs, so there is no peak to hold to \
+             --budget 1073741824; give the whole module as XLA compiled it (its \
+             after-optimizations text)\n",
+            "{command}"
+        );
+        // Without --budget it is no failure: the report says what it can.
+        assert_eq!(xlayout(&[command, "--format", "json", "-"], text).status, 0, "{command}");
+    }
+}
+
 /// A byte count is whole and written without separators: `1.5B` was read as 1 byte and
 /// `1_000` (or `1,5G`, a European 1.5G) with the separator dropped; all are usage errors.
 #[test]
