@@ -5,17 +5,19 @@
 //! releases the GIL around long work, and maps the library's errors to `xlayout.Error`.
 //! The Python side (`python/xlayout/*.py`) turns numpy arrays into byte views and back.
 //!
-//! Errors never end the interpreter: an [`xlayout::Error`] becomes `xlayout.Error`, and a
-//! panic, which the library promises never to raise, would reach Python as PyO3's
+//! Errors never end the interpreter: an [`xlayout::Error`] becomes `xlayout.Error`, a
+//! failed allocation of a buffer, a message, a report or a picture Python's `MemoryError`
+//! (made with the fallible constructors: PyO3's conversions panic on it), and a panic,
+//! which the library promises never to raise, would reach Python as PyO3's
 //! `PanicException`.
 
 use std::time::Instant;
 
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
-use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyString, PyTuple};
+use pyo3::{create_exception, intern};
 use xlayout::draw::{self, HtmlOptions, MapOptions};
 use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions, ReportWithPeak};
 use xlayout::oom::OomReport;
@@ -31,19 +33,27 @@ create_exception!(
 );
 
 /// `xlayout.Error` for `error`, rendered under `text` (the text that was parsed) as the
-/// command shows it.
+/// command shows it; Python's `MemoryError` if it cannot be made.
 fn error(error: &xlayout::Error, text: &str) -> PyErr {
-    let err = Error::new_err(error.render(text).to_string());
-    Python::attach(|py| {
-        let value = err.value(py);
-        let kind = format!("{:?}", error.kind());
-        let span = error.span().map(|s| (s.start, s.end));
-        // Setting attributes on a fresh exception object cannot fail but for memory; the
-        // message is already right then.
-        let _ = value.setattr("kind", kind);
-        let _ = value.setattr("span", span);
-    });
-    err
+    Python::attach(|py| exception(py, error, text).unwrap_or_else(|e| e))
+}
+
+/// The `xlayout.Error` object of [`error`], made eagerly so that a failed allocation is an
+/// `Err` here (PyO3 makes a lazy exception's message when it raises it, and panics there).
+fn exception(py: Python<'_>, error: &xlayout::Error, text: &str) -> PyResult<PyErr> {
+    let message = py_str(py, &error.render(text).to_string())?;
+    let value = py.get_type::<Error>().call1((message,))?;
+    // Names interned once (PyO3 makes a `&str` name into a `str` each time, and panics when
+    // it cannot).
+    value.setattr(intern!(py, "kind"), py_str(py, &format!("{:?}", error.kind()))?)?;
+    value.setattr(intern!(py, "span"), error.span().map(|s| (s.start, s.end)))?;
+    Ok(PyErr::from_value(value))
+}
+
+/// `s` as a Python `str`, or Python's `MemoryError` when Python cannot allocate it (PyO3's
+/// conversion of a `String` panics then, and a report or a picture can be large).
+fn py_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyString>> {
+    PyString::from_bytes(py, s.as_bytes())
 }
 
 /// `xlayout.Error` for `error` when the text it is about is not at hand: the message alone,
@@ -99,13 +109,13 @@ impl PyShape {
         Ok(PyShape { text: text.to_owned(), shape, plan })
     }
 
-    fn __str__(&self) -> String {
-        self.shape.to_string()
+    fn __str__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        py_str(py, &self.shape.to_string())
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
         // Canonical text never holds a quote: this is Python's repr of the string too.
-        format!("Shape('{}')", self.shape)
+        py_str(py, &format!("Shape('{}')", self.shape))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -205,14 +215,16 @@ impl PyShape {
     /// >>> import xlayout
     /// >>> print(xlayout.Shape("f32[3,5]{1,0:T(2,2)}").explain().splitlines()[5])
     /// index space  [d0/2:2, d1/2:3, d0%2:2, d1%2:2]  (offset = row-major position)
-    fn explain(&self) -> PyResult<String> {
-        xlayout::explain::explain(&self.shape).map_err(|e| error(&e, &self.text))
+    fn explain<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        let text = xlayout::explain::explain(&self.shape).map_err(|e| error(&e, &self.text))?;
+        py_str(py, &text)
     }
 
     /// The map of `xlayout map --svg`: a notebook shows the shape as this picture.
-    fn _repr_svg_(&self) -> Option<String> {
+    fn _repr_svg_<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyString>>> {
         // A shape without a picture (a tuple, no index space) shows as its repr instead.
-        draw::map_svg(self.shape.as_array()?, &MapOptions::default()).ok()
+        let Some(array) = self.shape.as_array() else { return Ok(None) };
+        draw::map_svg(array, &MapOptions::default()).ok().map(|svg| py_str(py, &svg)).transpose()
     }
 }
 
@@ -227,7 +239,10 @@ fn byte_range(array: &Bound<'_, PyArray1<u8>>, what: &str, write: bool) -> PyRes
     if !array.is_contiguous() {
         return Err(PyValueError::new_err(format!("{what} is not one contiguous run of bytes")));
     }
-    if write && !array.getattr("flags")?.getattr("writeable")?.is_truthy()? {
+    let py = array.py();
+    if write
+        && !array.getattr(intern!(py, "flags"))?.getattr(intern!(py, "writeable"))?.is_truthy()?
+    {
         return Err(PyValueError::new_err(format!("{what} is read-only")));
     }
     Ok(ByteRange { start: array.data() as usize, len: array.len() })
@@ -261,6 +276,16 @@ fn relayout_plan(src: &PyShape, dst: &PyShape) -> PyResult<RelayoutPlan> {
     RelayoutPlan::new(src.array()?, dst.array()?).map_err(|e| error_without_text(&e))
 }
 
+/// A new zeroed byte array of `len` bytes, by `numpy.zeros` (calloc: fresh pages cost nothing
+/// until written), so that an allocation that fails is Python's `MemoryError` (numpy's
+/// `PyArray1::zeros` panics on it instead).
+fn zeros(py: Python<'_>, len: usize) -> PyResult<Bound<'_, PyArray1<u8>>> {
+    let numpy = py.import(intern!(py, "numpy"))?;
+    let uint8 = numpy.getattr(intern!(py, "uint8"))?;
+    let array = numpy.getattr(intern!(py, "zeros"))?.call1((len, uint8))?;
+    Ok(array.cast_into::<PyArray1<u8>>()?)
+}
+
 /// `relayout(data, src, dst, out=None)` on byte views: a new zeroed buffer of `dst`'s
 /// length, or `out`, filled with `dst`'s bytes.
 #[pyfunction]
@@ -279,8 +304,7 @@ fn relayout<'py>(
             // Checked before a destination is allocated: a wrong input costs nothing.
             let src = byte_range(&data, "the source buffer", false)?;
             plan.check_source(src).map_err(|e| error_without_text(&e))?;
-            // `zeros` is calloc: fresh pages cost nothing until the relayout writes them.
-            PyArray1::zeros(py, plan.dst_len(), false)
+            zeros(py, plan.dst_len())?
         }
     };
     run_relayout(py, &plan, &data, &out, |i, o| plan.run(i, o))?;
@@ -331,14 +355,14 @@ fn main(py: Python<'_>, args: Vec<String>) -> u8 {
 /// HTML report titled `name`, and the report's small keys (`module`, `is_scheduled`,
 /// `totals`) on their own, so that reading them does not parse every instruction's row.
 #[pyfunction]
-fn hlo_report(
-    py: Python<'_>,
+fn hlo_report<'py>(
+    py: Python<'py>,
     // Borrowed from the `bytes` object: a 100 MB dump is not copied element by element.
     bytes: &[u8],
     name: String,
     top: usize,
-) -> PyResult<(String, String, String, String)> {
-    py.detach(|| {
+) -> PyResult<Bound<'py, PyTuple>> {
+    let texts = py.detach(|| -> PyResult<[String; 4]> {
         let (text, problems) = decode(bytes);
         let mut module = Module::parse(&text);
         module.add_diagnostics(problems);
@@ -358,16 +382,19 @@ fn hlo_report(
             "totals": report.totals,
         });
         let with_peak = ReportWithPeak::new(&report, module.is_scheduled.then_some(&peak));
-        Ok((json(&with_peak)?, json(&summary)?, html, json(&head)?))
-    })
+        Ok([json(&with_peak)?, json(&summary)?, html, json(&head)?])
+    })?;
+    let texts = texts.iter().map(|t| py_str(py, t)).collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, texts)
 }
 
 /// The out-of-memory report in `bytes`, as the command's JSON (`xlayout oom --format json`'s
 /// object per report, without `file` and `hlo`); bytes that are not UTF-8 are read as the
 /// command reads them.
 #[pyfunction]
-fn oom_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
-    py.detach(|| json(&OomReport::from_bytes(bytes)))
+fn oom_report<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let text = py.detach(|| json(&OomReport::from_bytes(bytes)))?;
+    py_str(py, &text)
 }
 
 /// The module texts after optimizations in the dump directory `dir`, as `xlayout hlo DIR`

@@ -361,3 +361,9 @@ def test_buffers_typed_by_their_format():
     pointers = (ctypes.POINTER(ctypes.c_int) * 2)()
     with pytest.raises(TypeError, match="format '&<i' is not one numpy reads"):
         xlayout.relayout(pointers, "u64[2]", "u64[2]")
+
+
+def test_a_destination_too_large_to_allocate_is_a_memory_error():
+    # 931 GiB of destination for one byte of source: numpy's MemoryError, not a panic.
+    with pytest.raises(MemoryError):
+        xlayout.relayout(b"x", "u8[1,1]", "u8[1,1]{1,0:T(1000000,1000000)}")
