@@ -221,6 +221,16 @@ fn draw_seeds_and_generated_shapes() {
     tally.at_least(Reached::Refused, 100);
 }
 
+#[test]
+fn overlapping_buffers_generated() {
+    let tally = generated(&mut Rng(8), 600, 128, checks::buffers::overlap_case);
+    // Checked and run in place (Full), refused for a length or an overlap (Refused), at the
+    // end of the address space (Sampled).
+    tally.at_least(Reached::Full, 90);
+    tally.at_least(Reached::Refused, 100);
+    tally.at_least(Reached::Sampled, 10);
+}
+
 /// Pieces of out-of-memory report text that mutations insert.
 const OOM_TOKENS: &[&str] = &[
     "\n",

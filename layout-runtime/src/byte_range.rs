@@ -102,8 +102,8 @@ impl RelayoutPlan {
         in_address_space("source", src)
     }
 
-    /// Checks two buffers known only by where they lie, before any slice of them is made:
-    /// the lengths [`RelayoutPlan::run`] needs ([`RelayoutPlan::src_len`],
+    /// Checks two buffers known only by where they lie, before any slice of them is made,
+    /// in this order: the lengths [`RelayoutPlan::run`] needs ([`RelayoutPlan::src_len`],
     /// [`RelayoutPlan::dst_len`]), that neither reaches past the end of the address space,
     /// and that they share no byte. A relayout reads the whole source and writes the whole
     /// destination in an order of its own, so memory the two share would be overwritten
@@ -133,8 +133,8 @@ impl RelayoutPlan {
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn check_buffers(&self, src: ByteRange, dst: ByteRange) -> Result<(), Error> {
-        self.check_source(src)?;
         self.check(src.len, dst.len)?;
+        in_address_space("source", src)?;
         in_address_space("destination", dst)?;
         match dst.overlap(src) {
             None => Ok(()),
