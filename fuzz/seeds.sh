@@ -42,6 +42,12 @@ while IFS= read -r s; do
     printf '\0%s\n%s' "$plain" "$s" | seed relayout
     printf '\0%s\n%s' "$s" "$plain" | seed relayout
 done < <(indexed)
+# Pictures: each conformance array as text after a 0 byte, and the shapes that once asked a
+# picture for gigabytes (a size of 0 under enormous tiles).
+while IFS= read -r s; do printf '\0%s' "$s" | seed draw; done < <(indexed)
+for s in 'u8[0,1]{1,0:T(2147483648,2147483648)}' 'f32[0,5]{1,0:T(2,9223372036854775807)}'; do
+    printf '\0%s' "$s" | seed draw
+done
 for f in "$data"/hlo/jax_cpu/*/after_optimizations.txt; do seed hlo <"$f"; done
 # A module, then XLA's buffer assignment and live ranges beside it, separated by 0 bytes.
 for d in "$data"/hlo/jax_cpu/*/; do

@@ -288,3 +288,23 @@ fn layout_changes_have_a_section() {
     assert_eq!(&r[1][..4], ["0B", "yes", "copy-start", "copy-start"]);
     assert_eq!(values(table, 0), [13762560, 0]);
 }
+
+/// Sums past 64 bits stop at 2^64 - 1; the totals table says they did, once, and a page of
+/// ordinary sums says nothing of it.
+#[test]
+fn saturated_sums_are_said() {
+    let html = page(&data("saturated.txt"), ReportOptions::default());
+    let doc = parse(&html);
+    let said: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("tr") && class(*n, "saturated"))
+        .map(|n| n.descendants().filter(|t| t.is_text()).map(|t| t.text().unwrap()).collect())
+        .collect();
+    assert_eq!(
+        said,
+        ["saturatedsums here reached 2 − 1 bytes and stopped there: each is at least what it says, and its padding says nothing"
+            .replace("2 − 1", "264 − 1")]
+    );
+    let ordinary = page(&data("tpu_train_step.txt"), ReportOptions::default());
+    assert!(!ordinary.contains("class=\"saturated\""));
+}

@@ -213,6 +213,24 @@ fn peak_seeds() {
     }
 }
 
+#[test]
+fn draw_seeds_and_generated_shapes() {
+    seeded("draw", checks::draw::draw_case).at_least(Reached::Full, 20);
+    let tally = generated(&mut Rng(7), 600, 64, checks::draw::draw_case);
+    tally.at_least(Reached::Full, 150);
+    tally.at_least(Reached::Refused, 100);
+}
+
+#[test]
+fn overlapping_buffers_generated() {
+    let tally = generated(&mut Rng(8), 600, 128, checks::buffers::overlap_case);
+    // Checked and run in place (Full), refused for a length or an overlap (Refused), at the
+    // end of the address space (Sampled).
+    tally.at_least(Reached::Full, 90);
+    tally.at_least(Reached::Refused, 100);
+    tally.at_least(Reached::Sampled, 10);
+}
+
 /// Pieces of out-of-memory report text that mutations insert.
 const OOM_TOKENS: &[&str] = &[
     "\n",
@@ -290,6 +308,9 @@ const REPEATED: &[(&[u8], &[u8], &[u8])] = &[
     (b", f32[1]{0:S(5)}", b"HloModule m\nENTRY %e {\n  ROOT %t = (f32[1]{0}", b") parameter(0)\n}\n"),
     (b", %b", b"HloModule m, is_scheduled=true\n%b (p: (f32[1])) -> (f32[1]) {\n  ROOT %p = (f32[1]{0}) parameter(0)\n}\nENTRY %e {\n  %i = s32[] parameter(0)\n  %a = (f32[1]{0}) parameter(1)\n  ROOT %c = (f32[1]{0}) conditional(%i, %a", b"), branch_computations={%b, %b}\n}\n"),
     (b"  %g = f32[1]{0} get-tuple-element(%t), index=99999\n", b"HloModule m, is_scheduled=true\nENTRY %e {\n  %t = (f32[1]{0}, f32[1]{0}) parameter(0)\n", b"  ROOT %r = f32[1]{0} parameter(1)\n}\n"),
+    // A module on one line: statements end at the grammar, each walked once.
+    (b" %b = f32[2]{0} negate(%a), metadata={op_name=\"x }\"} /* c */", b"HloModule m, is_scheduled=true ENTRY %e { %a = f32[2]{0} parameter(0)", b" }"),
+    (b"} %c { %p = f32[] parameter(0) ", b"HloModule m %d { %q = f32[] parameter(0) ", b"}"),
 ];
 
 /// Hostile pieces and lines of the seed modules, each repeated to tens of kilobytes: the

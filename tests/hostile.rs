@@ -16,6 +16,7 @@ use xlayout::hlo::{decode, Analysis, DiagnosticKind, Module, Peak, Report, Repor
 use xlayout::oom::OomReport;
 use xlayout::{limits, ArrayShape, Dim, ErrorKind, Layout, PrimitiveType, Shape, Tile};
 
+mod checks;
 mod hostile_inputs;
 use hostile_inputs::Class;
 
@@ -65,13 +66,19 @@ const BUDGET: usize = 64 << 20;
 /// Runs `f` and returns its result with the peak of bytes allocated while it ran (beyond
 /// what was live before), printing the time it took.
 fn measure<R>(name: &str, f: impl FnOnce() -> R) -> (R, usize) {
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
     let start = Instant::now();
-    let r = f();
-    let peak = PEAK.load(Relaxed) - base;
+    let (r, peak) = peak_of(f);
     eprintln!("{name}: {:?}, peak {} bytes", start.elapsed(), peak);
     (r, peak)
+}
+
+/// Runs `f` and returns its result with the peak of bytes allocated while it ran (beyond
+/// what was live before).
+fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let r = f();
+    (r, PEAK.load(Relaxed) - base)
 }
 
 fn kind<T: std::fmt::Debug>(r: Result<T, xlayout::Error>) -> ErrorKind {
@@ -193,6 +200,48 @@ fn every_hostile_input_is_answered_in_bounded_memory() {
     assert_eq!(plan.grid_len(), 0);
     assert_eq!(plan.tile_levels()[0].tile, [4294967296, 4294967297]);
 }
+
+/// Drawing any array shape (the fuzz target `draw`'s: sizes of 0 under tiles of 2^31 to
+/// 2^63-1, `*` merges, sub-byte types, `L(n)`, windows and origins at the ends of `usize`;
+/// the map of the HTML report too) takes memory for what is drawn, never for what the shape's
+/// numbers say: at most [`DRAW_BUDGET`]. The shapes asked for 51 GB (an abort) and
+/// for more than `usize` (a panic).
+#[test]
+fn drawing_any_shape_allocates_within_a_bound() {
+    use proptest::test_runner::{Config, TestRunner};
+    let _one = one_at_a_time();
+    for text in [
+        "u8[0,1]{1,0:T(2147483648,2147483648)}",
+        "f32[0,5]{1,0:T(2,9223372036854775807)}",
+        "f32[4096,4096]{1,0:T(8,128)}",
+    ] {
+        let case = [b"\0", text.as_bytes()].concat();
+        let (reached, peak) = measure(text, || checks::draw::draw_case(&case));
+        assert_eq!(reached, checks::Reached::Full, "{text}");
+        assert!(peak < DRAW_BUDGET, "{text}: {peak} bytes");
+    }
+    // Any shape and options, from the bytes as the fuzz target builds them.
+    let config = Config { cases: 1500, failure_persistence: None, ..Config::default() };
+    let worst = std::cell::RefCell::new((0, Vec::new()));
+    let bytes = proptest::collection::vec(proptest::num::u8::ANY, 0..96);
+    TestRunner::new(config)
+        .run(&bytes, |bytes| {
+            let (_, peak) = peak_of(|| checks::draw::draw_case(&bytes));
+            if peak > worst.borrow().0 {
+                *worst.borrow_mut() = (peak, bytes.clone());
+            }
+            proptest::prop_assert!(peak < DRAW_BUDGET, "{peak} bytes for {bytes:?}");
+            Ok(())
+        })
+        .unwrap();
+    let (peak, bytes) = worst.into_inner();
+    eprintln!("drawing: at most {peak} bytes, for {bytes:?}");
+}
+
+/// The memory a picture may take: two panels of at most 16,384 cells each, their text (a few
+/// megabytes) and the cells' strings while it is written (the largest the test has measured
+/// is about 20 MB).
+const DRAW_BUDGET: usize = BUDGET;
 
 #[test]
 fn limits_are_errors_at_the_text_that_crosses_them() {
@@ -358,6 +407,12 @@ fn check(class: Class, bytes: &[u8], r: &Read) {
             // Every instruction (`name = ...`) read, without a problem.
             let statements = bytes.windows(3).filter(|w| w == b" = ").count();
             assert_eq!(r.instructions, statements, "{name}");
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
+        Class::OneLine => {
+            // One line, every instruction read, without a problem.
+            let statements = bytes.windows(3).filter(|w| w == b" = ").count();
+            assert_eq!((r.lines, r.instructions), (1, statements), "{name}");
             assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
         }
         Class::BadIndexGtes => {

@@ -9,7 +9,7 @@
 //! (tests/data/hlo/xla_sizes.json); other sizes are derived in the comments.
 
 use serde_json::Value;
-use xlayout::oom::{Entry, Kind, OomReport, Problem};
+use xlayout::oom::{Entry, Kind, OomReport, Printed, Problem};
 
 fn report(name: &str) -> OomReport {
     let path = format!("{}/tests/data/oom/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -546,7 +546,7 @@ fn the_runtime_reserve_message() {
     let x = r.runtime.unwrap();
     assert_eq!(x.action, "reserve");
     assert_eq!(x.memory_space.as_deref(), Some("bottom of memory"));
-    let g = |t: &str| xlayout::hlo::units::parse_bytes(t).unwrap();
+    let g = |t: &str| u64::try_from(xlayout::hlo::units::printed_bytes(t).unwrap()).unwrap();
     assert_eq!((x.requested.bytes, x.requested.rounded), (Some(g("10.51G")), true));
     assert_eq!(x.free.as_ref().map(|p| p.text.as_str()), Some("8.97G"));
     assert_eq!(x.reserved.as_ref().and_then(|p| p.bytes), Some(0));
@@ -572,6 +572,22 @@ fn exa_sizes_and_vector_tilings() {
     let r = OomReport::parse("1. Size: 2.00E\n   Shape: f32[576460752303423488]{0}\n");
     let x = r.entries[0].recomputed.as_ref().unwrap();
     assert_eq!((x.sizes.array_bytes, x.agrees.size), (1 << 61, Some(true)));
+    // 16.00E: what XLA prints from 15.995E up to 2^64 - 1 (oom_bytes(u64::MAX)), though the
+    // figure is 2^64. It reads as 2^64 - 1; it was "not a size", its entry left out.
+    let text = "Ran out of memory in memory space hbm. Used 16.00E of 15.75G hbm. Exceeded hbm \
+                capacity by 16.00E.\n\n  1. Size: 16.00E\n     Shape: u8[9223372036854775807]{0}\n";
+    let r = OomReport::parse(text);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    let used = r.used.as_ref().unwrap();
+    assert_eq!(
+        (used.bytes, used.range()),
+        (Some(u64::MAX), Some((u64::MAX - (1 << 60) / 200 + 1, u64::MAX)))
+    );
+    assert_eq!(r.entries[0].size.as_ref().unwrap().bytes, Some(u64::MAX));
+    // The shape's 2^63 - 1 bytes print as 8.00E: not what was printed.
+    let x = r.entries[0].recomputed.as_ref().unwrap();
+    assert_eq!((x.sizes.array_bytes, x.agrees.size), (i64::MAX as u64, Some(false)));
+    assert_eq!(Printed::new("17.00E").bytes, None);
     // A TPU f32[] takes a 128-element tile (512B); s32[16] too; bf16[1000] a 1024 one.
     let r = OomReport::parse("1. Size: 512B\n   Shape: f32[]\n2. Size: 512B\n   Shape: s32[16]{0}\n3. Size: 1.0K\n   Shape: f32[100]{0}\n4. Size: 4.0K\n   Shape: f32[100]{0}\n");
     let tilings: Vec<(Option<&str>, bool)> = r

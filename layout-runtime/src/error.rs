@@ -72,6 +72,9 @@ pub enum ErrorKind {
     IndexOutOfBounds,
     /// A buffer's length does not match what its shape needs.
     BufferLength,
+    /// Two buffers that must not share memory (the source and destination of a relayout)
+    /// do: see [`RelayoutPlan::check_buffers`](crate::RelayoutPlan::check_buffers).
+    BufferOverlap,
     /// The element type does not match what the operation needs.
     ElementType,
     /// Two shapes that must agree (element type, dimensions) do not.

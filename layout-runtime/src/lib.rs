@@ -57,6 +57,8 @@ pub mod algebra;
 #[cfg(feature = "alloc")]
 mod aligned;
 #[cfg(feature = "alloc")]
+mod byte_range;
+#[cfg(feature = "alloc")]
 mod checked;
 #[cfg(feature = "alloc")]
 mod error;
@@ -83,6 +85,8 @@ mod view;
 
 #[cfg(feature = "alloc")]
 pub use aligned::AlignedBox;
+#[cfg(feature = "alloc")]
+pub use byte_range::ByteRange;
 #[cfg(feature = "alloc")]
 pub use checked::CheckedArray;
 #[cfg(feature = "alloc")]

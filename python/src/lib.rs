@@ -5,21 +5,23 @@
 //! releases the GIL around long work, and maps the library's errors to `xlayout.Error`.
 //! The Python side (`python/xlayout/*.py`) turns numpy arrays into byte views and back.
 //!
-//! Errors never end the interpreter: an [`xlayout::Error`] becomes `xlayout.Error`, and a
-//! panic, which the library promises never to raise, would reach Python as PyO3's
+//! Errors never end the interpreter: an [`xlayout::Error`] becomes `xlayout.Error`, a
+//! failed allocation of a buffer, a message, a report or a picture Python's `MemoryError`
+//! (made with the fallible constructors: PyO3's conversions panic on it), and a panic,
+//! which the library promises never to raise, would reach Python as PyO3's
 //! `PanicException`.
 
 use std::time::Instant;
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::create_exception;
+use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyString, PyTuple};
+use pyo3::{create_exception, intern};
 use xlayout::draw::{self, HtmlOptions, MapOptions};
 use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions, ReportWithPeak};
 use xlayout::oom::OomReport;
-use xlayout::{ArrayShape, Dim, Plan, RelayoutPlan, Shape, TileDim};
+use xlayout::{ArrayShape, ByteRange, Dim, Plan, RelayoutPlan, Shape, TileDim};
 
 create_exception!(
     xlayout,
@@ -31,19 +33,27 @@ create_exception!(
 );
 
 /// `xlayout.Error` for `error`, rendered under `text` (the text that was parsed) as the
-/// command shows it.
+/// command shows it; Python's `MemoryError` if it cannot be made.
 fn error(error: &xlayout::Error, text: &str) -> PyErr {
-    let err = Error::new_err(error.render(text).to_string());
-    Python::attach(|py| {
-        let value = err.value(py);
-        let kind = format!("{:?}", error.kind());
-        let span = error.span().map(|s| (s.start, s.end));
-        // Setting attributes on a fresh exception object cannot fail but for memory; the
-        // message is already right then.
-        let _ = value.setattr("kind", kind);
-        let _ = value.setattr("span", span);
-    });
-    err
+    Python::attach(|py| exception(py, error, text).unwrap_or_else(|e| e))
+}
+
+/// The `xlayout.Error` object of [`error`], made eagerly so that a failed allocation is an
+/// `Err` here (PyO3 makes a lazy exception's message when it raises it, and panics there).
+fn exception(py: Python<'_>, error: &xlayout::Error, text: &str) -> PyResult<PyErr> {
+    let message = py_str(py, &error.render(text).to_string())?;
+    let value = py.get_type::<Error>().call1((message,))?;
+    // Names interned once (PyO3 makes a `&str` name into a `str` each time, and panics when
+    // it cannot).
+    value.setattr(intern!(py, "kind"), py_str(py, &format!("{:?}", error.kind()))?)?;
+    value.setattr(intern!(py, "span"), error.span().map(|s| (s.start, s.end)))?;
+    Ok(PyErr::from_value(value))
+}
+
+/// `s` as a Python `str`, or Python's `MemoryError` when Python cannot allocate it (PyO3's
+/// conversion of a `String` panics then, and a report or a picture can be large).
+fn py_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyString>> {
+    PyString::from_bytes(py, s.as_bytes())
 }
 
 /// `xlayout.Error` for `error` when the text it is about is not at hand: the message alone,
@@ -99,13 +109,13 @@ impl PyShape {
         Ok(PyShape { text: text.to_owned(), shape, plan })
     }
 
-    fn __str__(&self) -> String {
-        self.shape.to_string()
+    fn __str__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        py_str(py, &self.shape.to_string())
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
         // Canonical text never holds a quote: this is Python's repr of the string too.
-        format!("Shape('{}')", self.shape)
+        py_str(py, &format!("Shape('{}')", self.shape))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -205,8 +215,9 @@ impl PyShape {
     /// >>> import xlayout
     /// >>> print(xlayout.Shape("f32[3,5]{1,0:T(2,2)}").explain().splitlines()[5])
     /// index space  [d0/2:2, d1/2:3, d0%2:2, d1%2:2]  (offset = row-major position)
-    fn explain(&self) -> PyResult<String> {
-        xlayout::explain::explain(&self.shape).map_err(|e| error(&e, &self.text))
+    fn explain<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        let text = xlayout::explain::explain(&self.shape).map_err(|e| error(&e, &self.text))?;
+        py_str(py, &text)
     }
 
     /// Whether a reshape to `to` (a `Shape` or its text) keeps every element where it is,
@@ -288,9 +299,10 @@ impl PyShape {
     }
 
     /// The map of `xlayout map --svg`: a notebook shows the shape as this picture.
-    fn _repr_svg_(&self) -> Option<String> {
+    fn _repr_svg_<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyString>>> {
         // A shape without a picture (a tuple, no index space) shows as its repr instead.
-        draw::map_svg(self.shape.as_array()?, &MapOptions::default()).ok()
+        let Some(array) = self.shape.as_array() else { return Ok(None) };
+        draw::map_svg(array, &MapOptions::default()).ok().map(|svg| py_str(py, &svg)).transpose()
     }
 }
 
@@ -303,18 +315,45 @@ fn array_arg(arg: &Bound<'_, PyAny>) -> PyResult<ArrayShape> {
     text.parse().map_err(|e| error(&e, &text))
 }
 
-/// The checked relayout of `src`'s bytes into `out` (both already byte views); the GIL is
-/// released while it runs.
+/// Where the 1-D byte array `array` (`what`, for messages) lies in memory, after checking
+/// that it is one run of bytes (and, for a destination, writeable): what
+/// [`RelayoutPlan::check_buffers`] compares before any slice of it is made. Its element type
+/// (`uint8`: no byte order) was checked when it was converted to `PyArray1<u8>`. A buffer
+/// that is not one writeable run is a `ValueError` of Python's, as numpy raises for it (no
+/// Rust buffer can be one, so the library has no rule for it).
+fn byte_range(array: &Bound<'_, PyArray1<u8>>, what: &str, write: bool) -> PyResult<ByteRange> {
+    // 1-D: contiguous is a stride of one byte (any stride, for 0 or 1 element).
+    if !array.is_contiguous() {
+        return Err(PyValueError::new_err(format!("{what} is not one contiguous run of bytes")));
+    }
+    let py = array.py();
+    if write
+        && !array.getattr(intern!(py, "flags"))?.getattr(intern!(py, "writeable"))?.is_truthy()?
+    {
+        return Err(PyValueError::new_err(format!("{what} is read-only")));
+    }
+    Ok(ByteRange { start: array.data() as usize, len: array.len() })
+}
+
+/// The checked relayout of `data`'s bytes into `out` (both byte views), the GIL released
+/// while it runs. Both buffers are checked (one run of bytes each, the lengths, no byte in
+/// common, by address: whatever Python objects provide them) before either is borrowed, so
+/// the `&[u8]` and the `&mut [u8]` given to the plan never alias.
 fn run_relayout(
     py: Python<'_>,
     plan: &RelayoutPlan,
-    data: &PyReadonlyArray1<'_, u8>,
+    data: &Bound<'_, PyArray1<u8>>,
     out: &Bound<'_, PyArray1<u8>>,
+    run: impl FnOnce(&[u8], &mut [u8]) -> Result<(), xlayout::Error> + Send,
 ) -> PyResult<()> {
-    let input = data.as_slice()?;
+    let src = byte_range(data, "the source buffer", false)?;
+    let dst = byte_range(out, "the destination buffer `out`", true)?;
+    plan.check_buffers(src, dst).map_err(|e| error_without_text(&e))?;
+    // numpy's own borrow flags on top: no other Rust borrow of these arrays meanwhile.
+    let input = data.try_readonly()?;
     let mut output = out.try_readwrite()?;
-    let output = output.as_slice_mut()?;
-    py.detach(|| plan.run(input, output)).map_err(|e| error_without_text(&e))
+    let (input, output) = (input.as_slice()?, output.as_slice_mut()?);
+    py.detach(|| run(input, output)).map_err(|e| error_without_text(&e))
 }
 
 fn relayout_plan(src: &PyShape, dst: &PyShape) -> PyResult<RelayoutPlan> {
@@ -324,33 +363,38 @@ fn relayout_plan(src: &PyShape, dst: &PyShape) -> PyResult<RelayoutPlan> {
     RelayoutPlan::new(src.array()?, dst.array()?).map_err(|e| error_without_text(&e))
 }
 
+/// A new zeroed byte array of `len` bytes, by `numpy.zeros` (calloc: fresh pages cost nothing
+/// until written), so that an allocation that fails is Python's `MemoryError` (numpy's
+/// `PyArray1::zeros` panics on it instead).
+fn zeros(py: Python<'_>, len: usize) -> PyResult<Bound<'_, PyArray1<u8>>> {
+    let numpy = py.import(intern!(py, "numpy"))?;
+    let uint8 = numpy.getattr(intern!(py, "uint8"))?;
+    let array = numpy.getattr(intern!(py, "zeros"))?.call1((len, uint8))?;
+    Ok(array.cast_into::<PyArray1<u8>>()?)
+}
+
 /// `relayout(data, src, dst, out=None)` on byte views: a new zeroed buffer of `dst`'s
 /// length, or `out`, filled with `dst`'s bytes.
 #[pyfunction]
 #[pyo3(signature = (data, src, dst, out=None))]
 fn relayout<'py>(
     py: Python<'py>,
-    data: PyReadonlyArray1<'py, u8>,
+    data: Bound<'py, PyArray1<u8>>,
     src: &PyShape,
     dst: &PyShape,
     out: Option<Bound<'py, PyArray1<u8>>>,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let plan = relayout_plan(src, dst)?;
-    // Checked before a destination is allocated: a wrong input costs nothing.
-    if data.len() != plan.src_len() {
-        let why = format!(
-            "the source buffer has {} bytes; its layout needs exactly {}",
-            data.len(),
-            plan.src_len()
-        );
-        return Err(error_without_text(&xlayout::Error::new(
-            xlayout::ErrorKind::BufferLength,
-            why,
-        )));
-    }
-    // `zeros` is calloc: fresh pages cost nothing until the relayout writes them.
-    let out = out.unwrap_or_else(|| PyArray1::zeros(py, plan.dst_len(), false));
-    run_relayout(py, &plan, &data, &out)?;
+    let out = match out {
+        Some(out) => out,
+        None => {
+            // Checked before a destination is allocated: a wrong input costs nothing.
+            let src = byte_range(&data, "the source buffer", false)?;
+            plan.check_source(src).map_err(|e| error_without_text(&e))?;
+            zeros(py, plan.dst_len())?
+        }
+    };
+    run_relayout(py, &plan, &data, &out, |i, o| plan.run(i, o))?;
     Ok(out)
 }
 
@@ -366,17 +410,23 @@ fn _panic_for_tests(message: &str) {
 /// inside the extension: the baseline of the Python benchmark, measured in its run.
 #[pyfunction]
 fn _time_rust_relayout(
-    data: PyReadonlyArray1<'_, u8>,
+    py: Python<'_>,
+    data: Bound<'_, PyArray1<u8>>,
     src: &PyShape,
     dst: &PyShape,
     out: Bound<'_, PyArray1<u8>>,
 ) -> PyResult<f64> {
-    let input = data.as_slice()?;
-    let mut output = out.try_readwrite()?;
-    let output = output.as_slice_mut()?;
-    let start = Instant::now();
-    xlayout::relayout(input, &src.shape, output, &dst.shape).map_err(|e| error_without_text(&e))?;
-    Ok(start.elapsed().as_secs_f64())
+    // The plan only to check the buffers as `relayout` does; the time is `xlayout::relayout`'s
+    // own (which plans again), as a Rust caller would call it.
+    let plan = relayout_plan(src, dst)?;
+    let mut seconds = 0.0;
+    run_relayout(py, &plan, &data, &out, |input, output| {
+        let start = Instant::now();
+        xlayout::relayout(input, &src.shape, output, &dst.shape)?;
+        seconds = start.elapsed().as_secs_f64();
+        Ok(())
+    })?;
+    Ok(seconds)
 }
 
 /// The `xlayout` command on the process's standard input, output and error, with `args`
@@ -392,14 +442,14 @@ fn main(py: Python<'_>, args: Vec<String>) -> u8 {
 /// HTML report titled `name`, and the report's small keys (`module`, `is_scheduled`,
 /// `totals`) on their own, so that reading them does not parse every instruction's row.
 #[pyfunction]
-fn hlo_report(
-    py: Python<'_>,
+fn hlo_report<'py>(
+    py: Python<'py>,
     // Borrowed from the `bytes` object: a 100 MB dump is not copied element by element.
     bytes: &[u8],
     name: String,
     top: usize,
-) -> PyResult<(String, String, String, String)> {
-    py.detach(|| {
+) -> PyResult<Bound<'py, PyTuple>> {
+    let texts = py.detach(|| -> PyResult<[String; 4]> {
         let (text, problems) = decode(bytes);
         let mut module = Module::parse(&text);
         module.add_diagnostics(problems);
@@ -419,8 +469,10 @@ fn hlo_report(
             "totals": report.totals,
         });
         let with_peak = ReportWithPeak::new(&report, module.is_scheduled.then_some(&peak));
-        Ok((json(&with_peak)?, json(&summary)?, html, json(&head)?))
-    })
+        Ok([json(&with_peak)?, json(&summary)?, html, json(&head)?])
+    })?;
+    let texts = texts.iter().map(|t| py_str(py, t)).collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, texts)
 }
 
 /// What `xlayout.relayouts` needs of one module, as JSON: its name and [`Relayouts`]
@@ -448,8 +500,9 @@ fn relayouts_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
 /// object per report, without `file` and `hlo`); bytes that are not UTF-8 are read as the
 /// command reads them.
 #[pyfunction]
-fn oom_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
-    py.detach(|| json(&OomReport::from_bytes(bytes)))
+fn oom_report<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let text = py.detach(|| json(&OomReport::from_bytes(bytes)))?;
+    py_str(py, &text)
 }
 
 /// The module texts after optimizations in the dump directory `dir`, as `xlayout hlo DIR`

@@ -156,12 +156,13 @@ def test_errors(command):
         xlayout.relayout(np.zeros((5, 3), np.float32).T, "f32[3,5]", "f32[3,5]")
     with pytest.raises(TypeError):
         xlayout.relayout(x, "f32[3,5]", "f32[3,5]", out=np.zeros(15, np.float32))
-    # The destination may not be the source: refused, not a data race.
+    # The destination may not be the source (every form: test_overlapping_buffers_...).
     buf = np.zeros(60, np.uint8)
-    with pytest.raises(Exception, match="[Bb]orrow|alias|writeable|overlap"):
+    with pytest.raises(xlayout.Error) as e:
         xlayout.relayout(buf, "f32[3,5]", "f32[3,5]{0,1}", out=buf)
+    assert e.value.kind == "BufferOverlap"
     # Nor a read-only buffer.
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError, match="^the destination buffer `out` is read-only$"):
         xlayout.relayout(x, "f32[3,5]", "f32[3,5]", out=np.frombuffer(bytes(60), np.uint8))
     with pytest.raises(TypeError):
         xlayout.tile(np.zeros(3, dtype="U4"), "{0}")
@@ -187,3 +188,182 @@ def test_xla_and_numpy_type_names_agree_both_ways():
         assert xlayout._xla_type(np.dtype(dtype)) == xla
         assert xlayout._numpy_type(xla) == np.dtype(dtype)
         xlayout.Shape(f"{xla}[2]")  # an XLA type name the parser knows
+
+
+# A transpose f32[N,N]{1,0} -> {0,1}: every destination byte but the diagonal's comes from
+# elsewhere in the source, so a destination that shares memory with the source would be
+# overwritten before it is read (the wrong answer the issue shows).
+N = 64
+NBYTES = N * N * 4
+TRANSPOSE = (f"f32[{N},{N}]{{1,0}}", f"f32[{N},{N}]{{0,1}}")
+
+
+def _values():
+    return np.arange(N * N, dtype=np.float32)
+
+
+def _shifted(shift):
+    """Source and `out` in one buffer, `out` starting `shift` bytes after the source."""
+    big = np.zeros(NBYTES + abs(shift), np.uint8)
+    a, b = big[: NBYTES], big[abs(shift):]
+    a[:] = _values().view(np.uint8)
+    return (a, b) if shift >= 0 else (b, a)
+
+
+def _bytearray_behind_both():
+    ba = bytearray(_values().tobytes())
+    return np.frombuffer(ba, np.uint8), np.frombuffer(ba, np.uint8)
+
+
+def _mmap_behind_both():
+    import mmap
+
+    m = mmap.mmap(-1, NBYTES)
+    m[:] = _values().tobytes()
+    return memoryview(m), np.frombuffer(m, np.uint8)
+
+
+def _as_strided():
+    a = _values()
+    return a, np.lib.stride_tricks.as_strided(a.view(np.uint8), shape=(NBYTES,), strides=(1,))
+
+
+def _ndarray_over_buffer():
+    a = _values()
+    return a, np.ndarray((NBYTES,), np.uint8, buffer=a)
+
+
+# How the same memory reaches `data` and `out`: (data, out) makers. The numpy base objects
+# differ in all but the first two forms, so numpy's own borrow tracking cannot see them.
+SAME_MEMORY = {
+    "the same array": lambda: (lambda a: (a, a))(_values().view(np.uint8)),
+    "a numpy view of it": lambda: (lambda a: (a, a.view(np.uint8)[:]))(_values()),
+    "a memoryview of it": lambda: (lambda a: (memoryview(a), a.view(np.uint8)))(_values()),
+    "a bytearray behind both": _bytearray_behind_both,
+    "as_strided": _as_strided,
+    "np.ndarray(buffer=...)": _ndarray_over_buffer,
+    "out shifted by 64 bytes": lambda: _shifted(64),
+    "data shifted by 64 bytes": lambda: _shifted(-64),
+    "one byte in common": lambda: _shifted(NBYTES - 1),
+    "an mmap behind both": _mmap_behind_both,
+}
+
+
+@pytest.mark.parametrize("form", SAME_MEMORY)
+def test_overlapping_buffers_are_refused_whatever_provides_them(form):
+    data, out = SAME_MEMORY[form]()
+    before = bytes(out)
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(data, *TRANSPOSE, out=out)
+    assert e.value.kind == "BufferOverlap"
+    assert str(e.value).startswith("error: the destination buffer shares memory with the source")
+    assert bytes(out) == before  # nothing written
+    # The same through the benchmark's entry point, which borrows the same way.
+    with pytest.raises(xlayout.Error):
+        src, dst = (xlayout.Shape(t) for t in TRANSPOSE)
+        xlayout._xlayout._time_rust_relayout(xlayout._byte_view(data), src, dst, out)
+
+
+def test_the_shared_bytes_are_named_in_each_buffer():
+    data, out = _shifted(64)
+    with pytest.raises(xlayout.Error) as e:
+        xlayout.relayout(data, *TRANSPOSE, out=out)
+    want = f"its bytes 0..{NBYTES - 64} are the source's bytes 64..{NBYTES} "
+    assert want in str(e.value)
+
+
+def test_buffers_side_by_side_in_one_object_are_not_refused():
+    # Touching is not sharing: the two halves of one buffer (one numpy base), and two
+    # memoryviews of one bytearray.
+    want = _values().reshape(N, N).T.copy().view(np.uint8).reshape(-1)
+    big = np.zeros(2 * NBYTES, np.uint8)
+    big[:NBYTES] = _values().view(np.uint8)
+    got = xlayout.relayout(big[:NBYTES], *TRANSPOSE, out=big[NBYTES:])
+    assert got.tobytes() == want.tobytes()
+    ba = bytearray(2 * NBYTES)
+    ba[NBYTES:] = _values().tobytes()
+    mv = memoryview(ba)
+    xlayout.relayout(mv[NBYTES:], *TRANSPOSE, out=np.frombuffer(mv[:NBYTES], np.uint8))
+    assert bytes(ba[:NBYTES]) == want.tobytes()
+    # Empty buffers share nothing, wherever numpy points them.
+    e = np.zeros(0, np.uint8)
+    assert xlayout.relayout(e, "f32[0,3]", "f32[0,3]{0,1}", out=e).nbytes == 0
+
+
+def test_buffers_are_checked_before_they_are_borrowed():
+    x = _values()
+    src, dst = (xlayout.Shape(t) for t in TRANSPOSE)
+    # One run of bytes each: a strided byte view is refused by the extension itself.
+    strided = np.zeros(2 * NBYTES, np.uint8)[::2]
+    for data, out in [(strided, np.zeros(NBYTES, np.uint8)), (x.view(np.uint8), strided)]:
+        with pytest.raises(ValueError, match="is not one contiguous run of bytes$"):
+            xlayout._xlayout.relayout(data, src, dst, out)
+    # Bytes only: a typed `out` is refused by its type.
+    with pytest.raises(TypeError):
+        xlayout._xlayout.relayout(x.view(np.uint8), src, dst, np.zeros(N * N, np.float32))
+    # The lengths, the source's before a destination is allocated.
+    with pytest.raises(xlayout.Error) as e:
+        xlayout._xlayout.relayout(x.view(np.uint8)[1:], src, dst, None)
+    assert e.value.kind == "BufferLength"
+
+
+
+# Multi-byte dtypes in big-endian order: XLA's buffers are little-endian, so the values are
+# converted, never their bytes reinterpreted (the issue's '>f4' came back as 4.6e-41).
+BIG_ENDIAN = [">f4", ">i2", ">f8", ">c8", ">u4", np.dtype(ml_dtypes.bfloat16).newbyteorder(">")]
+
+
+@pytest.mark.parametrize("dtype", BIG_ENDIAN, ids=[">f4", ">i2", ">f8", ">c8", ">u4", ">bf16"])
+def test_big_endian_values_are_converted_not_reinterpreted(dtype):
+    dtype = np.dtype(dtype)
+    native = np.arange(12).astype(dtype.newbyteorder("<")).reshape(3, 4)
+    big = native.astype(dtype)
+    assert big.tobytes() != native.tobytes()  # the bytes differ, the values do not
+    name = xlayout._xla_type(dtype)
+    layout = "{1,0:T(2,2)}"
+    tiled = xlayout.tile(big, layout)
+    assert tiled.tobytes() == xlayout.tile(native, layout).tobytes()
+    assert tiled.tobytes() == recipe(native, (2, 2)).tobytes()  # little-endian bytes
+    back = xlayout.untile(tiled, f"{name}[3,4]{layout}")
+    assert back.dtype == dtype.newbyteorder("<") and (back == native).all()
+    # Transposed views of big-endian memory too.
+    assert xlayout.tile(big.T, layout).tobytes() == xlayout.tile(native.T, layout).tobytes()
+    # A buffer of big-endian values, as an array or a memoryview of one: its values.
+    full = f"{name}[3,4]"
+    # (numpy gives no memoryview of ml_dtypes' types.)
+    views = [big] if name == "bf16" else [big, memoryview(big)]
+    for buffer in views:
+        got = xlayout.relayout(buffer, full, f"{full}{{0,1}}")
+        assert got.tobytes() == native.T.copy().tobytes()
+        assert (xlayout.untile(buffer, full) == native).all()
+
+
+def test_the_issues_big_endian_round_trip():
+    x = np.arange(4, dtype=">f4")
+    assert xlayout.untile(xlayout.tile(x, "{0:T(4)}"), "f32[4]{0:T(4)}").tolist() == [0, 1, 2, 3]
+
+
+def test_buffers_typed_by_their_format():
+    import ctypes
+
+    # ctypes' big-endian integers and structures: numpy reads their format, so their values
+    # are converted like a big-endian array's.
+    words = (ctypes.c_uint16.__ctype_be__ * 4)(1, 2, 3, 4)
+    got = xlayout.relayout(words, "u16[4]", "u16[4]")
+    assert got.view("<u2").tolist() == [1, 2, 3, 4]
+
+    class Pair(ctypes.BigEndianStructure):
+        _fields_ = [("a", ctypes.c_uint16), ("b", ctypes.c_uint16)]
+
+    pairs = (Pair * 2)((1, 2), (3, 4))
+    assert xlayout.relayout(pairs, "u16[4]", "u16[4]").view("<u2").tolist() == [1, 2, 3, 4]
+    # Pointers: a format numpy does not read, so no byte order is known: refused.
+    pointers = (ctypes.POINTER(ctypes.c_int) * 2)()
+    with pytest.raises(TypeError, match="format '&<i' is not one numpy reads"):
+        xlayout.relayout(pointers, "u64[2]", "u64[2]")
+
+
+def test_a_destination_too_large_to_allocate_is_a_memory_error():
+    # 931 GiB of destination for one byte of source: numpy's MemoryError, not a panic.
+    with pytest.raises(MemoryError):
+        xlayout.relayout(b"x", "u8[1,1]", "u8[1,1]{1,0:T(1000000,1000000)}")

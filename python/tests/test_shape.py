@@ -1,5 +1,7 @@
 """xlayout.Shape and xlayout.Error against the Rust command's own answers."""
 
+import sys
+
 import pytest
 
 import xlayout
@@ -119,6 +121,24 @@ def test_repr_svg_is_the_command_map(command):
     assert 'data-index="2,3" data-offset="17"' in svg
     # No picture for a tuple: the notebook shows the repr.
     assert xlayout.Shape("(f32[2], s32[])")._repr_svg_() is None
+
+
+@pytest.mark.parametrize(
+    "text", ["u8[0,1]{1,0:T(2147483648,2147483648)}", "f32[0,5]{1,0:T(2,9223372036854775807)}"]
+)
+def test_repr_svg_of_an_empty_array_under_huge_tiles(command, text):
+    # The first asked for 51 GB and aborted the interpreter (a notebook lost its kernel), the
+    # second panicked: drawn in a child with 2 GiB of address space, so that neither an abort
+    # nor a machine with that much to spare hides it.
+    code = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)); "
+        "import xlayout; sys.stdout.write(xlayout.Shape(sys.argv[1])._repr_svg_())"
+    )
+    done = run([sys.executable, "-c", code, text])
+    assert (done.returncode, done.stderr.decode()) == (0, "")
+    svg = done.stdout.decode()
+    assert svg == run([command, "map", text, "--svg"]).stdout.decode()
+    assert "the slice has no elements" in svg and len(svg) < 64 << 10
 
 
 def test_hostile_text_keeps_the_rust_bounds():

@@ -48,16 +48,36 @@ def _shape(s: ShapeLike) -> Shape:
     return s if isinstance(s, Shape) else Shape(s)
 
 
+def _little_endian(array: np.ndarray) -> np.ndarray:
+    """``array`` with its values in XLA's byte order, little-endian: itself when they are in
+    it (or have one byte), else a converted copy; never its bytes reinterpreted."""
+    little = array.dtype.newbyteorder("<")
+    return array if array.dtype == little else array.astype(little)
+
+
 def _byte_view(data: Any) -> np.ndarray:
-    """``data``'s bytes as a 1-D ``uint8`` array, without a copy."""
+    """``data``'s bytes in XLA's byte order as a 1-D ``uint8`` array: without a copy, unless
+    its values have more than one byte each in another order (big-endian numpy arrays, a
+    ``memoryview`` of one), which are converted first."""
     if isinstance(data, np.ndarray):
-        if not data.flags.c_contiguous:
-            raise ValueError(
-                "the buffer is not C-contiguous: its bytes are not one run "
-                "(np.ascontiguousarray makes a copy that is)"
-            )
-        return data.reshape(-1).view(np.uint8)
-    return np.frombuffer(data, dtype=np.uint8)
+        array = data
+    else:
+        view = memoryview(data)
+        try:
+            # Typed by the buffer's format, so that its byte order is known; no copy.
+            array = np.asarray(view)
+        except (TypeError, ValueError, NotImplementedError):
+            raise TypeError(
+                f"the buffer's format {view.format!r} is not one numpy reads, so its byte "
+                "order is unknown: pass its bytes in XLA's order (little-endian) as bytes "
+                "or a uint8 array"
+            ) from None
+    if not array.flags.c_contiguous:
+        raise ValueError(
+            "the buffer is not C-contiguous: its bytes are not one run "
+            "(np.ascontiguousarray makes a copy that is)"
+        )
+    return _little_endian(array).reshape(-1).view(np.uint8)
 
 
 def relayout(
@@ -69,8 +89,10 @@ def relayout(
     index map puts it and every padding bit zero.
 
     The input is read in place (no copy) and the GIL is released while the bytes move;
-    do not write to ``data`` from another thread meanwhile. Shapes are ``Shape`` objects or
-    text; the two must have the same element type and dimensions.
+    do not write to ``data`` from another thread meanwhile. ``out`` may not share a byte of
+    memory with ``data``, whatever objects provide the two (views, ``memoryview``, one
+    ``bytearray`` behind both): ``xlayout.Error`` of kind ``BufferOverlap``. Shapes are
+    ``Shape`` objects or text; the two must have the same element type and dimensions.
 
     >>> import numpy as np, xlayout
     >>> x = np.arange(15, dtype=np.float32)                   # f32[3,5], row-major
@@ -135,14 +157,16 @@ def tile(array: Any, layout: ShapeLike) -> np.ndarray:
     type is the array's dtype (``bfloat16``, ``float8_*``, ``int4`` from ml_dtypes too).
     An array that is not C-contiguous but whose axes are a permutation of contiguous
     memory (``x.T``) is read in place through the matching ``minor_to_major``; others are
-    copied first.
+    copied first, as are values in another byte order than XLA's, little-endian (``'>f4'``):
+    converted, never reinterpreted.
 
     >>> import numpy as np, xlayout
     >>> x = np.arange(15, dtype=np.float32).reshape(3, 5)
     >>> xlayout.tile(x, "{1,0:T(2,2)}").view(np.float32)[16:20]
     array([12., 13.,  0.,  0.], dtype=float32)
     """
-    array = np.asarray(array)
+    # XLA's buffers are little-endian: values in another byte order are converted.
+    array = _little_endian(np.asarray(array))
     element_type = _xla_type(array.dtype)
     dims = ",".join(str(d) for d in array.shape)
     # Axes major to minor, by stride: a permuted view of contiguous memory keeps its bytes.
@@ -161,8 +185,9 @@ def tile(array: Any, layout: ShapeLike) -> np.ndarray:
 
 def untile(buffer: Any, shape: ShapeLike) -> np.ndarray:
     """The logical numpy array that ``buffer`` (any buffer holding ``shape``'s bytes)
-    stores: C-ordered, of ``shape``'s dimensions and element type's dtype. The inverse of
-    ``tile``.
+    stores: C-ordered, of ``shape``'s dimensions and element type's dtype (little-endian, as
+    XLA's buffers are). The inverse of ``tile``. A ``buffer`` of multi-byte values in
+    another byte order (a ``'>f4'`` array) is converted to XLA's first.
 
     >>> import numpy as np, xlayout
     >>> x = np.arange(15, dtype=np.float32).reshape(3, 5)
@@ -173,7 +198,8 @@ def untile(buffer: Any, shape: ShapeLike) -> np.ndarray:
     shape = _shape(shape)
     dims = shape.dims  # an error for a tuple
     element_type = str(shape.element_type)
-    dtype = _numpy_type(element_type)
+    # The buffer holds XLA's bytes, little-endian (numpy's native order on x86 and ARM).
+    dtype = _numpy_type(element_type).newbyteorder("<")
     # `?` (unbounded) has no index space: relayout says so, with the rule's name.
     sizes = ",".join("?" if d is None else str(d) for d in dims)
     row_major = Shape(f"{element_type}[{sizes}]")

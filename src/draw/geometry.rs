@@ -199,11 +199,11 @@ pub(crate) fn block_spans(plan: &Plan) -> (Vec<usize>, Option<Vec<usize>>) {
         .iter()
         .enumerate()
         .map(|(k, level)| {
-            let own: usize = level.tile.iter().product();
+            let own = product(&level.tile);
             let outer_len = level.transpose.len().saturating_sub(level.tile.len());
             let outer: Vec<usize> =
                 level.transpose[..outer_len].iter().map(|&t| level.reshape_to[t]).collect();
-            let tiles: usize = outer.iter().product();
+            let tiles = product(&outer);
             let contiguous = stays_inside(level, &levels[k + 1..])
                 && tiles > 0
                 && plan.expanded_shape().starts_with(&outer);
@@ -217,6 +217,14 @@ pub(crate) fn block_spans(plan: &Plan) -> (Vec<usize>, Option<Vec<usize>>) {
         })
         .collect();
     (spans, first_counts)
+}
+
+/// The product of `sizes`, saturating: exact whenever it fits, which it does for the elements
+/// of a grid a plan has; a product with a 0 is 0 even when a partial product before the 0
+/// would overflow (a 0-row slice under tiles of 2^62 x 2^62 has a grid of 0 elements and a
+/// tile of 2^124).
+pub(crate) fn product(sizes: &[usize]) -> usize {
+    sizes.iter().fold(1usize, |n, &s| n.saturating_mul(s))
 }
 
 /// Whether each of the `later` levels applies only to axes that came out of `level`'s tile

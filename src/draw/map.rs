@@ -8,7 +8,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use super::geometry::Geometry;
+use super::geometry::{product, Geometry};
 use super::svg::{escape, Cell, Colours, Gaps, Kind, Panel, DEFS, STYLE};
 use crate::{ArrayShape, Error, ErrorKind};
 
@@ -176,6 +176,9 @@ pub(crate) fn first_tile_window(shape: &ArrayShape, cells: usize) -> Option<(usi
 /// let e = Window::new("element", (3, 5), (3, 0), None, (3, 5)).unwrap_err();
 /// assert_eq!(e.message(), "the window origin (3,0) is outside the 3x5 elements drawn");
 /// assert!(Window::new("element", (3, 5), (0, 0), Some((0, 2)), (3, 5)).is_err());
+/// // No rows, 2^31 columns: their labels are drawn, so they count as one row's cells.
+/// let w = Window::new("element", (0, 1 << 31), (0, 0), None, (0, 1 << 31))?;
+/// assert_eq!((w.rows, w.cols, w.capped), (0, 256, true));
 /// # Ok::<(), xlayout::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,7 +229,10 @@ impl Window {
         }
         let (r, c) = size.unwrap_or(default);
         let (mut rows, mut cols) = (r.min(er.saturating_sub(r0)), c.min(ec.saturating_sub(c0)));
-        let capped = rows.saturating_mul(cols) > MAX_CELLS;
+        // Sized by what is drawn: a row and a column are drawn (their labels) even when the
+        // other has none (a slice with no rows, under tiles of 2^31 columns, draws no cell but
+        // would label every column).
+        let capped = rows.max(1).saturating_mul(cols.max(1)) > MAX_CELLS;
         if capped {
             cols = cols.min(MAX_MEMORY_ROW);
             rows = rows.min(MAX_CELLS / cols.max(1));
@@ -516,8 +522,9 @@ fn tile_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
     };
     // The tile holding the slice's leading index starts at it rounded down to the tile.
     let lead: Vec<usize> = g.lead.iter().zip(&extents).map(|(&i, &e)| i / e * e).collect();
-    let partial =
-        |corner: &[usize]| corner.iter().zip(&extents).zip(dims).any(|((&i, &e), &d)| i + e > d);
+    let partial = |corner: &[usize]| {
+        corner.iter().zip(&extents).zip(dims).any(|((&i, &e), &d)| i.saturating_add(e) > d)
+    };
     let win = window((g.rows.div_ceil(th), g.cols.div_ceil(tw)), o, "tile", MAX_CELLS)?;
     let (r0, c0) = win.origin;
     let mut cells = Vec::with_capacity(win.rows * win.cols);
@@ -534,7 +541,7 @@ fn tile_panels(g: &Geometry, o: &MapOptions) -> Result<[Panel; 2], Error> {
             let partial = partial(&corner);
             let tooltip = format!(
                 "tile from ({ix}): offsets {offset}..{}{}",
-                offset + unit,
+                offset.saturating_add(unit),
                 if partial { ", reaching past the array (partly padding)" } else { "" }
             );
             let mut cell = Cell::new(offset, Kind::Data, Some(ix), offset.to_string(), tooltip);
@@ -610,7 +617,7 @@ fn assemble(
         if tiles_text.is_empty() { String::from("untiled") } else { format!("tiles {tiles_text}") }
     );
     let space: Vec<String> = g.plan.expanded_shape().iter().map(ToString::to_string).collect();
-    let elements: usize = g.plan.dims().iter().product();
+    let elements = product(g.plan.dims());
     let mut line3 = format!(
         "index space [{}] = ({}); {} positions for {} elements, {} padding",
         space.join(","),

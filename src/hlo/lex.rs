@@ -1,8 +1,9 @@
 //! Text to statements: which lines make up each module header, computation header, `}`,
 //! instruction and table row, whatever the indentation, however many lines an instruction
 //! takes (a `backend_config` printed as indented JSON ends with a lone `}`), with brackets
-//! inside `"strings"` and `/* comments */` not counted. A line ends at `\n`, `\r\n` or a
-//! lone `\r` (`lines.rs`).
+//! inside `"strings"` and `/* comments */` not counted; and, where several share a line (a
+//! module written on one line, which XLA's parser reads as any other), where each ends by
+//! XLA's grammar (`ends.rs`). A line ends at `\n`, `\r\n` or a lone `\r` (`lines.rs`).
 //!
 //! Every byte is looked at a bounded number of times: a string or comment left open is
 //! taken to end with its line (and reported), and a statement whose brackets never close
@@ -11,6 +12,7 @@
 use std::ops::ControlFlow;
 
 use super::diagnostic::{quote, DiagnosticKind, Diagnostics};
+use super::ends::{Cut, Ends};
 use super::lines::{count_line_ends, last_line_start, line_at};
 
 /// What a statement is, from its first line.
@@ -61,25 +63,40 @@ pub(crate) const TABLES: [&str; 4] = ["FileNames", "FunctionNames", "FileLocatio
 /// The statements of a text, in order; problems met on the way go to `diagnostics`.
 pub(crate) struct Statements<'t> {
     text: &'t str,
-    /// Byte offset of the next line to read, and its number.
+    /// Byte offset of the next text to read (the start of a line, or where the last
+    /// statement ended on its line), and the number of its line.
     pos: usize,
     line: usize,
+    /// Where the line holding `pos` starts, and, when `pos` is inside it (a statement ended
+    /// before its line did), where it ends and the next starts: found once per line.
+    line_start: usize,
+    rest_of_line: Option<(usize, usize)>,
     in_table: bool,
     pub diagnostics: Diagnostics,
 }
 
-/// One line: its number, its text without the line end, the offset of the next line.
+/// One line, or the rest of one: its number, its text without the line end, the offset of
+/// the next line, and the byte column (from 1) where the text starts.
 #[derive(Clone, Copy)]
 struct Line<'t> {
     number: usize,
     start: usize,
+    column: usize,
     text: &'t str,
     next: usize,
 }
 
 impl<'t> Statements<'t> {
     pub fn new(text: &'t str) -> Self {
-        Statements { text, pos: 0, line: 1, in_table: false, diagnostics: Diagnostics::default() }
+        Statements {
+            text,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            rest_of_line: None,
+            in_table: false,
+            diagnostics: Diagnostics::default(),
+        }
     }
 
     /// The number of lines read so far (all of them once the iterator is done).
@@ -87,30 +104,65 @@ impl<'t> Statements<'t> {
         self.line - 1
     }
 
+    #[inline]
     fn peek_line(&self) -> Option<Line<'t>> {
         if self.pos >= self.text.len() {
             return None;
         }
-        let (end, next) = line_at(self.text.as_bytes(), self.pos);
-        super::work::count(next - self.pos);
-        Some(Line { number: self.line, start: self.pos, text: &self.text[self.pos..end], next })
+        let (end, next) = match self.rest_of_line {
+            Some(known) => known,
+            None => {
+                let (end, next) = line_at(self.text.as_bytes(), self.pos);
+                super::work::count(next - self.pos);
+                (end, next)
+            }
+        };
+        let column = self.pos - self.line_start + 1;
+        let text = &self.text[self.pos..end];
+        Some(Line { number: self.line, start: self.pos, column, text, next })
     }
 
     fn advance(&mut self, line: &Line<'t>) {
         self.pos = line.next;
         self.line = line.number + 1;
+        self.line_start = line.next;
+        self.rest_of_line = None;
     }
 
-    /// Scans `text` (part of line `number`, starting at byte column `column` from 1) for
-    /// brackets, and reports a string or comment it leaves open.
-    fn scan(&mut self, text: &str, number: usize, column: usize, depth: &mut usize) -> Scan {
-        let scan = scan_line(text, depth);
-        if let Some((at, what)) = scan.unterminated {
+    /// Reads on from offset `at` of `line`'s text, where a statement ended.
+    fn resume(&mut self, line: &Line<'t>, at: usize) {
+        self.pos = line.start + at;
+        self.line = line.number;
+        self.line_start = line.start + 1 - line.column;
+        self.rest_of_line = Some((line.start + line.text.len(), line.next));
+    }
+
+    /// Feeds the statement's line `text` (at byte column `column` of line `number`) from
+    /// offset `from` to `ends`, and reports a string or comment it leaves open.
+    fn feed(
+        &mut self,
+        ends: &mut Ends,
+        text: &str,
+        from: usize,
+        number: usize,
+        column: usize,
+    ) -> Option<Cut> {
+        let end = ends.line(text, from);
+        if let Some((at, what)) = end.unterminated {
             self.diagnostics.add(number, DiagnosticKind::Unterminated, Some(column + at), || {
                 format!("{what} not closed on its line; taken to end with the line")
             });
         }
-        scan
+        end.cut
+    }
+
+    /// Where the statement that `cut` ends on `line` ends in the text (before trailing
+    /// blanks); reading resumes at the cut when anything but blanks follows it.
+    fn cut(&mut self, line: &Line<'t>, cut: Cut) -> usize {
+        if !line.text[cut.resume..].trim().is_empty() {
+            self.resume(line, cut.resume);
+        }
+        line.start + line.text[..cut.end].trim_end().len()
     }
 }
 
@@ -130,37 +182,33 @@ impl<'t> Iterator for Statements<'t> {
             if t.starts_with("//") {
                 continue;
             }
-            let kind = classify(t, self.in_table);
+            let (mut kind, head) = classify(t, self.in_table);
             self.in_table = matches!(kind, Kind::TableHeader | Kind::TableRow);
             let start = line.start + indent;
-            let mut end = start + t.len();
-            let mut depth = 0usize;
-            let scan = self.scan(t, line.number, indent + 1, &mut depth);
-            let mut kind = kind;
-            if let Kind::Computation { .. } = kind {
-                // The header's own brackets close on its line; the `{` left open is the body.
-                if depth == 1 && scan.last == Some(b'{') {
-                    let brace = t.rfind('{').expect("the last significant byte is `{`");
-                    end = start + t[..brace].trim_end().len();
+            let column = line.column + indent;
+            let text = self.text;
+            let statement = |end: usize, kind: Kind| Statement {
+                line: line.number,
+                column,
+                text: &text[start..end],
+                kind,
+            };
+            // Where the statement ends: on this line, by its grammar (another statement
+            // follows), or with the line, or once the brackets it leaves open close.
+            let from = indent + head;
+            let mut ends = Ends::new(kind, from);
+            let trimmed = Line { text: &line.text[..indent + t.len()], ..line };
+            if let Some(cut) = self.feed(&mut ends, trimmed.text, from, line.number, line.column) {
+                if cut.opens_body {
                     kind = Kind::Computation { opens_body: true };
-                    return Some(Statement {
-                        line: line.number,
-                        column: indent + 1,
-                        text: &self.text[start..end],
-                        kind,
-                    });
                 }
-                if depth == 0 {
-                    return Some(Statement {
-                        line: line.number,
-                        column: indent + 1,
-                        text: &self.text[start..end],
-                        kind,
-                    });
-                }
+                let end = self.cut(&trimmed, cut);
+                return Some(statement(end, kind));
             }
+            let mut end = start + t.len();
             // Continuation lines, while brackets are open.
-            while depth > 0 {
+            while ends.depth > 0 {
+                let depth = ends.depth;
                 let Some(next) = self.peek_line() else {
                     self.diagnostics.add(line.number, DiagnosticKind::Unclosed, None, || {
                         format!(
@@ -185,50 +233,59 @@ impl<'t> Iterator for Statements<'t> {
                     break;
                 }
                 self.advance(&next);
-                if !nt.is_empty() {
-                    self.scan(nt, next.number, n_indent + 1, &mut depth);
-                    end = next.start + n_indent + nt.len();
+                if nt.is_empty() {
+                    continue;
+                }
+                let trimmed = Line { text: &next.text[..n_indent + nt.len()], ..next };
+                let cut = self.feed(&mut ends, trimmed.text, n_indent, next.number, next.column);
+                end = next.start + n_indent + nt.len();
+                if let Some(cut) = cut {
+                    if cut.opens_body {
+                        kind = Kind::Computation { opens_body: true };
+                    }
+                    end = self.cut(&trimmed, cut);
+                    break;
                 }
             }
-            return Some(Statement {
-                line: line.number,
-                column: indent + 1,
-                text: &self.text[start..end],
-                kind,
-            });
+            return Some(statement(end, kind));
         }
     }
 }
 
-/// What a line (without indentation) starts, given whether a table is being read.
-fn classify(t: &str, in_table: bool) -> Kind {
+/// What a line (without indentation) starts, given whether a table is being read; and where
+/// in it the statement's grammar goes on after its head (`ends.rs`): past `HloModule`, a
+/// `}`, a table's name or a row's id, a computation's name, an instruction's `=`.
+pub(crate) fn classify(t: &str, in_table: bool) -> (Kind, usize) {
+    let blank_or_end = |rest: &str| rest.bytes().next().map_or(true, |b| b.is_ascii_whitespace());
     if let Some(rest) = t.strip_prefix("HloModule") {
-        if rest.is_empty() || rest.starts_with(|c: char| c.is_ascii_whitespace() || c == ',') {
-            return Kind::Module;
+        if blank_or_end(rest) || rest.starts_with(',') {
+            return (Kind::Module, "HloModule".len());
         }
     }
-    if let Some(rest) = t.strip_prefix('}') {
-        let rest = rest.trim_start();
-        if rest.is_empty() || rest.starts_with("//") {
-            return Kind::End;
-        }
+    // A `}` alone, or followed by its attributes (`}, execution_thread="host"`) or by the
+    // next statement on the same line.
+    if t.starts_with('}') {
+        return (Kind::End, 1);
     }
-    if TABLES.contains(&t) {
-        return Kind::TableHeader;
+    // A table's name alone, or followed by its rows on the same line.
+    if let Some(name) = TABLES.iter().find(|n| t.strip_prefix(**n).is_some_and(blank_or_end)) {
+        return (Kind::TableHeader, name.len());
     }
     if in_table && t.starts_with(|c: char| c.is_ascii_digit()) {
-        return Kind::TableRow;
+        let id = t.bytes().position(|b| b.is_ascii_whitespace()).unwrap_or(t.len());
+        return (Kind::TableRow, id);
     }
     let (keyword, rest) = keyword(t);
     let Some((_, after)) = split_name(rest) else {
-        return Kind::Unreadable;
+        return (Kind::Unreadable, 0);
     };
+    let head = t.len() - after.len();
     match (after.as_bytes().first(), keyword) {
-        (Some(b'='), Some("ENTRY")) => Kind::Unreadable,
-        (Some(b'='), _) => Kind::Instruction,
-        (Some(b'(' | b'{'), Some("ROOT")) => Kind::Unreadable,
-        (Some(b'(' | b'{'), _) => Kind::Computation { opens_body: false },
-        _ => Kind::Unreadable,
+        (Some(b'='), Some("ENTRY")) => (Kind::Unreadable, 0),
+        (Some(b'='), _) => (Kind::Instruction, head + 1),
+        (Some(b'(' | b'{'), Some("ROOT")) => (Kind::Unreadable, 0),
+        (Some(b'(' | b'{'), _) => (Kind::Computation { opens_body: false }, head),
+        _ => (Kind::Unreadable, 0),
     }
 }
 
@@ -285,32 +342,6 @@ fn looks_like_a_start(t: &str) -> bool {
     (after.starts_with('(') || after == "{") && t.ends_with('{')
 }
 
-/// What [`scan_line`] found on a line.
-pub(crate) struct Scan {
-    /// The last byte outside strings and comments that is not blank.
-    pub last: Option<u8>,
-    /// A string or comment left open: its byte offset in the line, and what it is.
-    pub unterminated: Option<(usize, &'static str)>,
-}
-
-/// Counts brackets on one line into `depth` (never below 0), skipping strings and comments.
-pub(crate) fn scan_line(t: &str, depth: &mut usize) -> Scan {
-    let mut unterminated = None;
-    let mut end = t.len();
-    let _ = walk(t, &BRACKETS, |at, e, _| {
-        match e {
-            Event::Open(what) => unterminated = Some((at, what)),
-            Event::LineComment => end = at,
-            Event::Byte(b'(' | b'[' | b'{') => *depth += 1,
-            Event::Byte(_) => *depth = depth.saturating_sub(1),
-        }
-        ControlFlow::Continue(())
-    });
-    // A line that leaves a string or comment open ends inside it: no last byte of its own.
-    let last = if unterminated.is_some() { None } else { t[..end].trim_end().bytes().last() };
-    Scan { last, unterminated }
-}
-
 /// What [`walk`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Event {
@@ -358,24 +389,61 @@ pub(crate) fn walk(
     interest: &[bool; 256],
     f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
 ) -> Option<usize> {
-    let stop = walk_bytes(s, interest, f);
+    let reading = Reading { top: interest, inside: interest, one_line: false, depth: 0 };
+    walk_counted(s, reading, f)
+}
+
+/// [`walk`] on text that is part of one line (no line end in it), which starts at bracket
+/// `depth`, stopping at the bytes `top` marks outside brackets and at brackets alone inside
+/// them. Strings and comments end with the text at the latest, found without a search: a
+/// line of many statements is walked a statement at a time, and a search for its end per
+/// statement would read the line once each. Blanks inside brackets (most of a line's, in
+/// metadata and operand lists) are passed over as any byte.
+pub(crate) fn walk_line(
+    s: &str,
+    top: &[bool; 256],
+    depth: usize,
+    f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
+) -> Option<usize> {
+    walk_counted(s, Reading { top, inside: &BRACKETS, one_line: true, depth }, f)
+}
+
+/// How [`walk_bytes`] reads a text.
+#[derive(Clone, Copy)]
+struct Reading<'a> {
+    /// The bytes it stops at outside brackets, and inside them.
+    top: &'a [bool; 256],
+    inside: &'a [bool; 256],
+    /// Whether the text is part of one line (no line end in it).
+    one_line: bool,
+    /// The bracket depth at the text's start.
+    depth: usize,
+}
+
+/// [`walk`], counting the bytes passed as steps.
+fn walk_counted(
+    s: &str,
+    reading: Reading<'_>,
+    f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
+) -> Option<usize> {
+    let stop = walk_bytes(s, reading, f);
     super::work::count(stop.unwrap_or(s.len()));
     stop
 }
 
-/// [`walk`], without counting the bytes passed.
+/// [`walk_counted`], without counting.
 fn walk_bytes(
     s: &str,
-    interest: &[bool; 256],
+    reading: Reading<'_>,
     mut f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
 ) -> Option<usize> {
     let b = s.as_bytes();
     let mut i = 0;
-    let mut depth = 0usize;
+    let mut depth = reading.depth;
     // The first line end at or after the last search: a string or comment ends there at the
     // latest. Searched again only once passed, so a line of a million strings is searched
     // once, not once per string.
-    let mut eol: Option<usize> = None;
+    let mut eol: Option<usize> = reading.one_line.then_some(b.len());
     let mut line_end = |from: usize| match eol {
         Some(e) if e >= from => e,
         _ => {
@@ -385,79 +453,61 @@ fn walk_bytes(
         }
     };
     loop {
+        let interest = if depth == 0 { reading.top } else { reading.inside };
         while i < b.len() && !interest[b[i] as usize] {
             i += 1;
         }
         let &c = b.get(i)?;
-        match c {
+        // The event at `i`, the depth it is reported with, and where the walk goes on: one
+        // call of `f` in the loop, which the compiler can then inline.
+        let (event, depth_seen, next) = match c {
             b'"' => {
                 // Skip to the closing quote on this line.
                 let end = line_end(i + 1);
                 let mut j = i + 1;
-                let mut closed = false;
-                while j < end {
-                    match b[j] {
-                        b'\\' => j += 2,
-                        b'"' => {
-                            closed = true;
-                            break;
-                        }
-                        _ => j += 1,
+                loop {
+                    match b.get(j) {
+                        Some(b'\\') if j < end => j += 2,
+                        Some(b'"') if j < end => break,
+                        Some(_) if j < end => j += 1,
+                        _ => break,
                     }
                 }
-                if !closed {
-                    if f(i, Event::Open("string"), depth).is_break() {
-                        return Some(i);
-                    }
-                    i = end;
-                } else {
+                if j < end {
                     i = j + 1;
+                    continue;
                 }
-                continue;
+                (Event::Open("string"), depth, end)
             }
-            b'/' => {
-                match b.get(i + 1) {
-                    Some(b'*') => {
-                        let end = line_end(i + 2);
-                        match memchr::memmem::find(&b[i + 2..end], b"*/") {
-                            Some(n) => i = i + 2 + n + 2,
-                            None => {
-                                if f(i, Event::Open("comment"), depth).is_break() {
-                                    return Some(i);
-                                }
-                                i = end;
-                            }
-                        }
+            b'/' => match b.get(i + 1) {
+                Some(b'*') => {
+                    let end = line_end(i + 2);
+                    if let Some(n) = memchr::memmem::find(&b[i + 2..end], b"*/") {
+                        i = i + 2 + n + 2;
+                        continue;
                     }
-                    Some(b'/') => {
-                        if f(i, Event::LineComment, depth).is_break() {
-                            return Some(i);
-                        }
-                        i = line_end(i);
-                    }
-                    _ => i += 1,
+                    (Event::Open("comment"), depth, end)
                 }
-                continue;
-            }
+                Some(b'/') => (Event::LineComment, depth, line_end(i)),
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            },
             b'(' | b'[' | b'{' => {
-                if f(i, Event::Byte(c), depth).is_break() {
-                    return Some(i);
-                }
                 depth += 1;
+                (Event::Byte(c), depth - 1, i + 1)
             }
             b')' | b']' | b'}' => {
                 depth = depth.saturating_sub(1);
-                if f(i, Event::Byte(c), depth).is_break() {
-                    return Some(i);
-                }
+                (Event::Byte(c), depth, i + 1)
             }
-            _ => {
-                if f(i, Event::Byte(c), depth).is_break() {
-                    return Some(i);
-                }
-            }
+            _ => (Event::Byte(c), depth, i + 1),
+        };
+        if f(i, event, depth_seen).is_break() {
+            return Some(i);
         }
-        i += 1;
+        i = next;
     }
 }
 
@@ -552,14 +602,16 @@ mod tests {
 
     #[test]
     fn strings_and_comments_end_with_their_line() {
-        let mut depth = 0;
-        let scan = scan_line("x = f32[2] foo(\"(((\" /* ) */, \"a\\\"(\")", &mut depth);
-        assert_eq!((depth, scan.last, scan.unterminated), (0, Some(b')'), None));
-        let scan = scan_line("x = f(\"open", &mut depth);
-        assert_eq!((depth, scan.unterminated), (1, Some((6, "string"))));
-        let mut depth = 0;
-        let scan = scan_line("x = f( /* open", &mut depth);
-        assert_eq!((depth, scan.unterminated), (1, Some((7, "comment"))));
+        let t = "x = f32[2] foo(\"(((\" /* ) */, \"a\\\"(\")";
+        let (mut ends, from) = (Ends::new(Kind::Instruction, 3), 3);
+        let e = ends.line(t, from);
+        assert_eq!((ends.depth, e.cut, e.unterminated), (0, None, None));
+        let t = "x = f32[2] f(\"open";
+        let (mut ends, from) = (Ends::new(Kind::Instruction, 3), 3);
+        assert_eq!((ends.line(t, from).unterminated, ends.depth), (Some((13, "string")), 1));
+        let t = "x = f32[2] f( /* open";
+        let (mut ends, from) = (Ends::new(Kind::Instruction, 3), 3);
+        assert_eq!((ends.line(t, from).unterminated, ends.depth), (Some((14, "comment")), 1));
     }
 
     #[test]
@@ -574,15 +626,15 @@ mod tests {
 
     #[test]
     fn classification() {
-        assert_eq!(classify("ENTRY main.5 {", false), Kind::Computation { opens_body: false });
-        assert_eq!(classify("ENTRY %x = f32[] constant(1)", false), Kind::Unreadable);
-        assert_eq!(classify("ROOT %x = f32[] constant(1)", false), Kind::Instruction);
-        assert_eq!(classify("x   = f32[] constant(1)", false), Kind::Instruction);
-        assert_eq!(classify("} // end", false), Kind::End);
-        assert_eq!(classify("12 {file_location_id=1}", true), Kind::TableRow);
-        assert_eq!(classify("12 {file_location_id=1}", false), Kind::Unreadable);
-        assert_eq!(classify("HloModule", false), Kind::Module);
-        assert_eq!(classify("HloModulex", false), Kind::Unreadable);
+        assert_eq!(classify("ENTRY main.5 {", false).0, Kind::Computation { opens_body: false });
+        assert_eq!(classify("ENTRY %x = f32[] constant(1)", false).0, Kind::Unreadable);
+        assert_eq!(classify("ROOT %x = f32[] constant(1)", false).0, Kind::Instruction);
+        assert_eq!(classify("x   = f32[] constant(1)", false).0, Kind::Instruction);
+        assert_eq!(classify("} // end", false).0, Kind::End);
+        assert_eq!(classify("12 {file_location_id=1}", true).0, Kind::TableRow);
+        assert_eq!(classify("12 {file_location_id=1}", false).0, Kind::Unreadable);
+        assert_eq!(classify("HloModule", false).0, Kind::Module);
+        assert_eq!(classify("HloModulex", false).0, Kind::Unreadable);
         assert!(looks_like_a_start("%x = f32[2]{0} add(%a, %b)"));
         assert!(looks_like_a_start("t = (f32[2], s32[]) tuple(%a, %b)"));
         assert!(looks_like_a_start("%fused (p: f32[2]) -> f32[2] {"));

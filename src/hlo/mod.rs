@@ -46,6 +46,7 @@ mod buffer;
 mod decode;
 mod diagnostic;
 mod dump;
+mod ends;
 mod headline;
 mod id;
 pub(crate) mod instruction;

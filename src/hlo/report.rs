@@ -74,13 +74,27 @@ pub struct Sum {
     /// Their bytes.
     #[serde(flatten)]
     pub sizes: Sizes,
+    /// Whether a figure of the sum reached 2⁶⁴ − 1 bytes and stopped there: it is then at
+    /// least what it says (a hostile module can own more than 64 bits count).
+    pub saturated: bool,
 }
 
 impl Sum {
     /// Adds one instruction's bytes.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Sizes, Sum};
+    /// let mut s = Sum::default();
+    /// let eight_e = Sizes { array_bytes: 1 << 63, logical_bytes: 1 << 63, ..Sizes::default() };
+    /// s.add(&eight_e);
+    /// s.add(&eight_e);
+    /// assert_eq!((s.sizes.array_bytes, s.saturated), (u64::MAX, true));
+    /// ```
     pub fn add(&mut self, sizes: &Sizes) {
         self.instructions += 1;
-        self.sizes = self.sizes.plus(sizes);
+        let (sum, saturated) = self.sizes.plus_saturating(sizes);
+        self.sizes = sum;
+        self.saturated |= saturated;
     }
 
     /// Adds another sum.
@@ -93,7 +107,9 @@ impl Sum {
     /// ```
     pub fn merge(&mut self, other: &Sum) {
         self.instructions += other.instructions;
-        self.sizes = self.sizes.plus(&other.sizes);
+        let (sum, saturated) = self.sizes.plus_saturating(&other.sizes);
+        self.sizes = sum;
+        self.saturated |= saturated || other.saturated;
     }
 }
 

@@ -70,12 +70,36 @@ impl Sizes {
     /// assert_eq!(a.plus(&a).array_bytes, 4);
     /// ```
     pub fn plus(&self, o: &Sizes) -> Sizes {
-        Sizes {
-            array_bytes: self.array_bytes.saturating_add(o.array_bytes),
-            logical_bytes: self.logical_bytes.saturating_add(o.logical_bytes),
-            tiling_padding_bytes: self.tiling_padding_bytes.saturating_add(o.tiling_padding_bytes),
-            widening_bytes: self.widening_bytes.saturating_add(o.widening_bytes),
-        }
+        self.plus_saturating(o).0
+    }
+
+    /// The sum, saturating, and whether it is saturated: a field is 2⁶⁴ − 1, reached by
+    /// this sum or by a part that was saturated itself (a tuple whose leaves add up past 64
+    /// bits reads as 2⁶⁴ − 1; no allocation counts that many bytes exactly). The sum is then
+    /// at least what it says: what a total that says so is built from.
+    ///
+    /// ```
+    /// use xlayout::hlo::Sizes;
+    /// let half = Sizes { array_bytes: 1 << 63, ..Sizes::default() };
+    /// assert_eq!(half.plus_saturating(&Sizes::default()), (half, false));
+    /// let (sum, saturated) = half.plus_saturating(&half);
+    /// assert_eq!((sum.array_bytes, saturated), (u64::MAX, true));
+    /// assert!(Sizes::default().plus_saturating(&sum).1);
+    /// ```
+    pub fn plus_saturating(&self, o: &Sizes) -> (Sizes, bool) {
+        let mut saturated = false;
+        let mut add = |a: u64, b: u64| {
+            let sum = a.saturating_add(b);
+            saturated |= sum == u64::MAX;
+            sum
+        };
+        let sum = Sizes {
+            array_bytes: add(self.array_bytes, o.array_bytes),
+            logical_bytes: add(self.logical_bytes, o.logical_bytes),
+            tiling_padding_bytes: add(self.tiling_padding_bytes, o.tiling_padding_bytes),
+            widening_bytes: add(self.widening_bytes, o.widening_bytes),
+        };
+        (sum, saturated)
     }
 }
 

@@ -104,24 +104,73 @@ pub fn ratio(num: u64, den: u64) -> Option<String> {
     })
 }
 
-/// A byte count as a person types it: digits with an optional binary unit (`K`, `M`, `G`,
-/// `T`, `P`, `E`, with or without `iB`/`B`, any case) and an optional fraction (`1.5G`);
-/// `_` and `,` between digits are ignored. `None` when it is no such number or does not
-/// fit in 64 bits.
+/// A byte count as a person types it (`--budget 16G`, `--min-bytes 4096`): digits, an
+/// optional fraction and an optional binary unit (`K`, `M`, `G`, `T`, `P`, `E`, with or
+/// without `iB`/`B`, any case, after at most one blank), naming a whole number of bytes that
+/// fits in 64 bits. Anything else is `None`, never a guess: no digit separators (`1_000`, or
+/// `1,5G`, which a European reader means as 1.5G and which would read as 15G with the comma
+/// ignored), no fraction of a byte (`1.5B`, `1.3K`).
 ///
 /// ```
 /// use xlayout::hlo::units::parse_bytes;
 /// assert_eq!(parse_bytes("16G"), Some(16 << 30));
 /// assert_eq!(parse_bytes("1.5KiB"), Some(1536));
-/// assert_eq!(parse_bytes("1,000,000"), Some(1_000_000));
 /// assert_eq!(parse_bytes("12 MB"), Some(12 << 20));
+/// assert_eq!(parse_bytes("1000000"), Some(1_000_000));
 /// assert_eq!(parse_bytes("2.00E"), Some(2 << 60));
+/// assert_eq!(parse_bytes("1.5B"), None); // not a whole number of bytes
+/// assert_eq!(parse_bytes("1_000"), None);
 /// assert_eq!(parse_bytes("lots"), None);
 /// ```
 pub fn parse_bytes(text: &str) -> Option<u64> {
-    let text: String = text.chars().filter(|c| !matches!(c, '_' | ',' | ' ')).collect();
+    let f = figure(text)?;
+    let (num, den) = f.exact();
+    if num % den != 0 {
+        return None;
+    }
+    u64::try_from(num / den).ok()
+}
+
+/// A size as XLA prints it (`17.77G`, `64.0K`, `512B`, `15.00GiB`, `16.00E`): the bytes its
+/// digits stand for, a fraction of a byte dropped. The figure is rounded, so it may stand
+/// for more than 64 bits hold: `16.00E` is 2⁶⁴, what XLA prints for counts from 15.995E up
+/// to 2⁶⁴ − 1.
+///
+/// ```
+/// use xlayout::hlo::units::printed_bytes;
+/// assert_eq!(printed_bytes("1.00G"), Some(1 << 30));
+/// assert_eq!(printed_bytes("10.51G"), Some(11_285_026_570)); // 11285026570.24
+/// assert_eq!(printed_bytes("16.00E"), Some(1 << 64));
+/// assert_eq!(printed_bytes("1,5G"), None);
+/// ```
+pub fn printed_bytes(text: &str) -> Option<u128> {
+    let (num, den) = figure(text)?.exact();
+    Some(num / den)
+}
+
+/// The parts of a size's text: its whole digits, its fraction's digits, its unit's power of
+/// two.
+struct Figure<'a> {
+    whole: u64,
+    fraction: &'a str,
+    shift: u32,
+}
+
+impl Figure<'_> {
+    /// The bytes, exactly, as a fraction `num / den`.
+    fn exact(&self) -> (u128, u128) {
+        let den = 10u128.pow(self.fraction.len() as u32);
+        let frac: u128 = self.fraction.parse().unwrap_or(0);
+        ((u128::from(self.whole) * den + frac) << self.shift, den)
+    }
+}
+
+/// Reads `digits[.digits][ ][unit]` (the whole part not empty, at most 18 fraction digits).
+fn figure(text: &str) -> Option<Figure<'_>> {
+    let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
+    let unit = unit.strip_prefix(' ').unwrap_or(unit);
     let shift = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
@@ -133,14 +182,11 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
         _ => return None,
     };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if whole.is_empty() || !fraction.chars().all(|c| c.is_ascii_digit()) || fraction.len() > 18 {
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(fraction) || fraction.len() > 18 {
         return None;
     }
-    let whole = u128::from(whole.parse::<u64>().ok()?);
-    let frac_num: u128 = if fraction.is_empty() { 0 } else { fraction.parse().ok()? };
-    let frac_den = 10u128.pow(fraction.len() as u32);
-    let bytes = (whole << shift) + ((frac_num << shift) / frac_den);
-    u64::try_from(bytes).ok()
+    Some(Figure { whole: whole.parse().ok()?, fraction, shift })
 }
 
 #[cfg(test)]
@@ -185,13 +231,31 @@ mod tests {
         assert_eq!(parse_bytes("64k"), Some(65536));
         assert_eq!(parse_bytes("1.00G"), Some(1 << 30));
         assert_eq!(parse_bytes("15.75GiB"), Some(16_911_433_728));
+        assert_eq!(parse_bytes(" 12 mib "), Some(12 << 20));
         assert_eq!(parse_bytes("18446744073709551615"), Some(u64::MAX));
         assert_eq!(parse_bytes("18446744073709551616"), None);
         assert_eq!(parse_bytes("16E"), None); // 2^64
-        assert_eq!(parse_bytes("15.99eib"), Some(18_435_214_858_663_483_146));
         assert_eq!(parse_bytes(&oom_bytes(7 << 60)), Some(7 << 60));
+        // What would be a guess: a fraction of a byte, digit separators, two blanks.
+        for text in ["1.5B", "1.5", "1.3K", "15.99eib", "1_000", "1,000", "1,5G", "12  M"] {
+            assert_eq!(parse_bytes(text), None, "{text}");
+        }
         assert_eq!(parse_bytes(".5G"), None);
         assert_eq!(parse_bytes("1.5.2G"), None);
         assert_eq!(parse_bytes(""), None);
+    }
+
+    #[test]
+    fn sizes_as_xla_prints_them() {
+        assert_eq!(printed_bytes("15.99eib"), Some(18_435_214_858_663_483_146));
+        assert_eq!(printed_bytes("8.97G"), Some(9_631_464_161)); // 9631464161.28
+                                                                 // Every count XLA prints: the figure reads back within half its last digit.
+        for n in [0, 1023, 1 << 20, 123_456_789_012, u64::MAX - 1, u64::MAX] {
+            let (printed, n) = (oom_bytes(n), u128::from(n));
+            let back = printed_bytes(&printed).unwrap();
+            assert!(back.abs_diff(n) <= (1u128 << 60) / 200, "{printed}: {back} for {n}");
+        }
+        assert_eq!(oom_bytes(u64::MAX), "16.00E");
+        assert_eq!(printed_bytes("16.00E"), Some(1 << 64));
     }
 }

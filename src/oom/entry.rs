@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::label;
-use crate::hlo::units::{iec_bytes, oom_bytes, parse_bytes};
+use crate::hlo::units::{iec_bytes, oom_bytes, printed_bytes};
 use crate::hlo::{BestLayout, Cause, Ratio, ShapeFacts, Sizes};
 use crate::{ArrayShape, Shape, Tile};
 
@@ -16,7 +16,8 @@ use crate::{ArrayShape, Shape, Tile};
 pub struct Printed {
     /// As printed (`32.00G`, `64.0K`, `15.00GiB`, `0B`).
     pub text: String,
-    /// The number it reads as (`32.00G` is 34359738368), if it reads as one.
+    /// The number it reads as (`32.00G` is 34359738368), if it reads as one; `16.00E`,
+    /// which stands for counts up to 2⁶⁴ − 1 but is 2⁶⁴ itself, reads as 2⁶⁴ − 1.
     pub bytes: Option<u64>,
     /// Whether the report rounded it: printed in a unit above bytes, so `bytes` is the
     /// printed number, and the true count anywhere that prints the same
@@ -33,13 +34,22 @@ impl Printed {
     /// assert_eq!((g.bytes, g.rounded), (Some(1 << 30), true));
     /// assert_eq!(Printed::new("512B").rounded, false);
     /// assert_eq!(Printed::new("2.00E").bytes, Some(1 << 61)); // the largest unit xlayout prints
+    /// assert_eq!(Printed::new("16.00E").bytes, Some(u64::MAX)); // what XLA prints for it
+    /// assert_eq!(Printed::new("17.00E").bytes, None); // beyond 64 bits
     /// assert_eq!(Printed::new("unknown size").bytes, None);
     /// ```
     pub fn new(text: &str) -> Printed {
         let text = text.trim();
-        let bytes = parse_bytes(text);
-        let rounded = bytes.is_some() && unit_size(text) > 1;
-        Printed { text: text.to_string(), bytes, rounded }
+        let mut p = Printed { text: text.to_string(), bytes: None, rounded: false };
+        // A figure past 2^64 - 1 whose rounding reaches below it stands for 2^64 - 1.
+        p.bytes = match (printed_bytes(text), p.range()) {
+            (Some(b), Some((low, _))) => {
+                u64::try_from(b).ok().or((low < u64::MAX).then_some(u64::MAX))
+            }
+            _ => None,
+        };
+        p.rounded = p.bytes.is_some() && unit_size(text) > 1;
+        p
     }
 
     /// The byte counts that would print as this text: the number plus or minus half of
@@ -51,12 +61,11 @@ impl Printed {
     /// assert_eq!(Printed::new("512B").range(), Some((512, 512)));
     /// ```
     pub fn range(&self) -> Option<(u64, u64)> {
-        let bytes = self.bytes?;
+        let b = printed_bytes(&self.text)?;
         let number = self.text.trim_end_matches(|c: char| c.is_ascii_alphabetic()).trim();
         let decimals = number.split_once('.').map_or(0, |(_, f)| f.len()) as u32;
         // Half a last digit, in bytes: (unit size) / 10^decimals / 2.
         let half = unit_size(&self.text) / (2 * 10u128.pow(decimals));
-        let b = u128::from(bytes);
         let clamp = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
         Some((clamp(b.saturating_sub(half)), clamp(b + half)))
     }

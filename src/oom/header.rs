@@ -62,7 +62,7 @@ pub struct HloTemp {
 /// let r = xlayout::oom::OomReport::parse("RESOURCE_EXHAUSTED: Attempting to reserve 10.51G at the bottom of memory. That was not possible. There are 8.97G free, 0B reserved, and 8.97G reservable.\n");
 /// let x = r.runtime.unwrap();
 /// assert_eq!((x.action.as_str(), x.requested.text.as_str(), x.free.unwrap().text.as_str()), ("reserve", "10.51G", "8.97G"));
-/// assert_eq!(x.reservable.unwrap().bytes, xlayout::hlo::units::parse_bytes("8.97G"));
+/// assert_eq!(x.reservable.unwrap().bytes, Some(9_631_464_161)); // 8.97G: 9631464161.28
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Runtime {
@@ -117,7 +117,7 @@ pub(super) fn runtime(t: &str) -> Runtime {
 pub(super) fn split_note(t: &str) -> (&str, Option<String>) {
     match t.split_once(' ') {
         Some((size, note))
-            if !size.is_empty() && crate::hlo::units::parse_bytes(size).is_some() =>
+            if !size.is_empty() && crate::hlo::units::printed_bytes(size).is_some() =>
         {
             (size, Some(note.trim().to_string()))
         }
@@ -131,7 +131,7 @@ pub(super) fn part(t: &str) -> Option<Part> {
     let words: Vec<&str> = t.split_whitespace().collect();
     let at = words
         .iter()
-        .position(|w| crate::hlo::units::parse_bytes(w).is_some() || *w == "unknown")?;
+        .position(|w| crate::hlo::units::printed_bytes(w).is_some() || *w == "unknown")?;
     if at == 0 {
         return None;
     }

@@ -157,6 +157,9 @@ pub struct Totals {
     pub utilization_percent: Option<Percent>,
     /// Entries whose printed numbers all agree with their shape.
     pub agreeing: usize,
+    /// Whether a sum reached 2⁶⁴ − 1 bytes and stopped there: it is then at least what it
+    /// says, and the percentages say nothing.
+    pub saturated: bool,
 }
 
 /// An out-of-memory report, read.
@@ -505,14 +508,18 @@ impl OomReport {
         for e in &self.entries {
             if let Some(x) = &e.recomputed {
                 t.recomputed += 1;
-                t.sizes = t.sizes.plus(&x.sizes);
+                let (sum, saturated) = t.sizes.plus_saturating(&x.sizes);
+                t.sizes = sum;
+                t.saturated |= saturated;
                 if x.agrees.all() {
                     t.agreeing += 1;
                 }
             }
         }
-        t.padding_percent = Percent::new(t.sizes.padding_bytes(), t.sizes.array_bytes);
-        t.utilization_percent = Percent::new(t.sizes.logical_bytes, t.sizes.array_bytes);
+        if !t.saturated {
+            t.padding_percent = Percent::new(t.sizes.padding_bytes(), t.sizes.array_bytes);
+            t.utilization_percent = Percent::new(t.sizes.logical_bytes, t.sizes.array_bytes);
+        }
         self.totals = t;
     }
 

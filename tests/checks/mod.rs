@@ -25,8 +25,15 @@
 //! - [`hlo::hlo_text`]: any bytes as an HLO module, through every stage of `xlayout::hlo`;
 //!   [`hlo::peak_text`]: a module and XLA's memory files beside it, through `--peak`.
 //! - [`oom::oom_text`]: any bytes as an out-of-memory report, through `xlayout::oom`.
+//! - [`draw::draw_case`]: an array shape hostile to pictures (sizes of 0, tiles of 2⁶³−1,
+//!   `*`, sub-byte types) and map options from the bytes, drawn within fixed bounds.
+//! - [`buffers::overlap_case`]: a relayout between two ranges of one arena placed anywhere
+//!   (overlapping or not), as the Python package's buffers reach the library: the check by
+//!   address refuses exactly the overlaps, and what it lets through is sound.
 #![allow(dead_code)] // each includer uses some of these
 
+pub mod buffers;
+pub mod draw;
 pub mod hlo;
 pub mod oom;
 

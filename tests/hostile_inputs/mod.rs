@@ -40,11 +40,14 @@ pub enum Class {
     /// An out-of-memory report's entry followed by many lines that are no field of it, for
     /// `xlayout oom`.
     OomLines,
+    /// A module written on one line (XLA's parser is blind to line ends): many statements,
+    /// each with strings and brackets, after the last on the same line.
+    OneLine,
 }
 
 impl Class {
     /// Every class, in the order of the issue's table.
-    pub const ALL: [Class; 13] = [
+    pub const ALL: [Class; 14] = [
         Class::Strings,
         Class::Comments,
         Class::LoneCr,
@@ -58,6 +61,7 @@ impl Class {
         Class::NotUtf8Lines,
         Class::ShapeLines,
         Class::OomLines,
+        Class::OneLine,
     ];
 
     /// Its name on the command line of the example.
@@ -76,6 +80,7 @@ impl Class {
             Class::NotUtf8Lines => "not-utf8-lines",
             Class::ShapeLines => "shape-lines",
             Class::OomLines => "oom-lines",
+            Class::OneLine => "one-line",
         }
     }
 
@@ -236,6 +241,18 @@ pub fn generate(class: Class, len: usize) -> Vec<u8> {
             fill(&mut s, len, |s, k| {
                 let _ = write!(s, "f32[{},8]{{1,0:T(8,128)}}\r", k % 1000 + 1);
             });
+        }
+        Class::OneLine => {
+            s += "HloModule m, is_scheduled=true FileNames 1 \"m.py\" ENTRY %e { %a0 = f32[2]{0} \
+                  parameter(0), metadata={op_name=\"a b\" source_file=\"m.py\" source_line=1}";
+            fill(&mut s, len, |s, k| {
+                let _ = write!(
+                    s,
+                    " %a{} = f32[2]{{0}} negate(%a{k}), metadata={{op_name=\"x \\\"}}\\\" y\"}}",
+                    k + 1
+                );
+            });
+            s += " }\n";
         }
         Class::OomLines => {
             s += "Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  Largest program allocations in hbm:\n  1. Size: 4B\n     Shape: f32[]\n";

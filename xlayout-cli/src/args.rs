@@ -313,7 +313,7 @@ pub struct Hlo {
     #[arg(long, value_name = "X", value_parser = ratio)]
     pub max_expansion: Option<Ratio>,
     /// Exit status 1 when a file's peak (as `xlayout peak` finds it) exceeds BYTES
-    /// (`16G`), or the module is not scheduled and so has no peak
+    /// (`16G`), or the module has no peak (not scheduled, or no ENTRY computation)
     #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
     pub budget: Option<u64>,
     /// Also write the report as one self-contained HTML page (the peak and a timeline of
@@ -353,7 +353,7 @@ pub struct Peak {
     #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
     pub stage: Stage,
     /// Exit status 1 when a file's peak exceeds BYTES (`16G`), saying by how much; also
-    /// when a module is not scheduled and so has no peak to hold to it
+    /// when a module has no peak to hold to it (not scheduled, or no ENTRY computation)
     #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
     pub budget: Option<u64>,
     /// Exit status 1 when a value live at the peak takes more than X times its data with
@@ -511,6 +511,9 @@ fn ratio(text: &str) -> Result<Ratio, String> {
 
 fn bytes(text: &str) -> Result<u64, String> {
     xlayout::hlo::units::parse_bytes(text).ok_or_else(|| {
-        format!("`{text}` is not a byte count: write a number with an optional unit, like `16G`")
+        format!(
+            "`{text}` is not a byte count: write a whole number of bytes with an optional unit, \
+             like `16G`, `1.5G` or `4096` (no digit separators, no fraction of a byte)"
+        )
     })
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use xlayout::draw::HtmlPage;
 use xlayout::hlo::{
     decode, dumps_beside, size_differences, units, Analysis, BufferAssignment, Diagnostic, Module,
-    Peak, SizeDifference,
+    Peak, Rule, SizeDifference,
 };
 
 use super::args::Format;
@@ -95,7 +95,8 @@ pub fn assignment(
 }
 
 /// Holds a module's peak to `--budget`: 1 (and a line on standard error saying by how
-/// much) when it is above, or when the module is not scheduled and so has no peak.
+/// much) when it is above, or when the module has no peak: it is not scheduled, or it has no
+/// ENTRY computation (nothing runs, so its figure of 0 bytes is no peak that holds).
 pub fn check_budget(name: &str, budget: u64, module: &Module<'_>, peak: Option<&Peak>) -> Status {
     let Some(peak) = peak.filter(|_| module.is_scheduled) else {
         warn(format_args!(
@@ -104,6 +105,13 @@ pub fn check_budget(name: &str, budget: u64, module: &Module<'_>, peak: Option<&
         ));
         return 1;
     };
+    if peak.not_modelled.iter().any(|n| n.rule == Rule::NoEntry) {
+        warn(format_args!(
+            "{name}: no ENTRY computation: nothing runs, so there is no peak to hold to --budget \
+             {budget}; give the whole module as XLA compiled it (its after-optimizations text)"
+        ));
+        return 1;
+    }
     let bytes = peak.xla.bytes;
     if bytes <= budget {
         return 0;

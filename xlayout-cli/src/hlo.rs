@@ -61,6 +61,7 @@ pub const GROUP_COLUMNS: &[&str] = &[
     "tiling_padding_bytes",
     "widening_bytes",
     "expansion",
+    "saturated",
 ];
 
 /// A TSV row: the file, then an instruction's row.
@@ -360,16 +361,47 @@ impl Hlo {
         )
     }
 
+    /// A figure of `sum`: `>=` before it when the sum saturated (it is at least that).
+    fn sum_size(&self, sum: &Sum, n: u64) -> String {
+        let at_least = if sum.saturated { ">=" } else { "" };
+        format!("{at_least}{}", self.size(n))
+    }
+
+    /// The padding of `sum`: `-` when it saturated (the difference of two figures that
+    /// stopped at 2^64 - 1 says nothing).
+    fn sum_padding(&self, sum: &Sum) -> String {
+        match sum.saturated {
+            true => String::from("-"),
+            false => self.size(sum.sizes.padding_bytes()),
+        }
+    }
+
     fn totals_text(&self, what: &str, t: &Totals) -> String {
         let o = &t.owned;
         let mut s = format!(
-            "{what}: {}, {} allocated for {} of data, {} padding{}\n",
+            "{what}: {}, {} allocated for {} of data, {}{}\n",
             count(o.instructions as usize, "instruction"),
-            self.size(o.sizes.array_bytes),
-            self.size(o.sizes.logical_bytes),
-            self.size(o.sizes.padding_bytes()),
-            o.sizes.expansion().map_or_else(String::new, |e| format!(" ({e}x)"))
+            self.sum_size(o, o.sizes.array_bytes),
+            self.sum_size(o, o.sizes.logical_bytes),
+            match o.saturated {
+                true => String::from("padding not known"),
+                false => format!("{} padding", self.size(o.sizes.padding_bytes())),
+            },
+            o.sizes
+                .expansion()
+                .filter(|_| !o.saturated)
+                .map_or_else(String::new, |e| format!(" ({e}x)"))
         );
+        let saturated = o.saturated
+            || t.by_memory_space.iter().any(|k| k.sum.saturated)
+            || t.by_computation.iter().any(|k| k.sum.saturated);
+        if saturated {
+            let _ = writeln!(
+                s,
+                "sums marked >= reached 2^64 - 1 bytes and stopped there: each is at least what \
+                 it says (the JSON's \"saturated\": true)"
+            );
+        }
         if t.unread_shapes > 0 {
             let _ = writeln!(
                 s,
@@ -402,14 +434,17 @@ impl Hlo {
             .to_vec()];
         let (kept, rest) = largest(sums);
         let row = |key: String, sum: &Sum| {
-            let Sum { instructions, sizes } = *sum;
+            let Sum { instructions, sizes, saturated } = *sum;
             vec![
                 key,
                 instructions.to_string(),
-                self.size(sizes.array_bytes),
-                self.size(sizes.logical_bytes),
-                self.size(sizes.padding_bytes()),
-                sizes.expansion().map_or_else(|| String::from("-"), |e| format!("{e}x")),
+                self.sum_size(sum, sizes.array_bytes),
+                self.sum_size(sum, sizes.logical_bytes),
+                self.sum_padding(sum),
+                sizes
+                    .expansion()
+                    .filter(|_| !saturated)
+                    .map_or_else(|| String::from("-"), |e| format!("{e}x")),
             ]
         };
         rows.extend(kept.iter().map(|k| row(name(&k.key), &k.sum)));
@@ -508,7 +543,7 @@ mod tests {
             .map(|k: i64| {
                 let bytes = (k as u64 * 7919) % 61;
                 let sizes = Sizes { array_bytes: bytes, ..Sizes::default() };
-                Keyed { key: k, sum: Sum { instructions: 1, sizes } }
+                Keyed { key: k, sum: Sum { instructions: 1, sizes, saturated: false } }
             })
             .collect();
         let (kept, rest) = largest(&sums);

@@ -263,21 +263,33 @@ impl Oom {
         if r.entries.is_empty() {
             return Ok(s + &sizeless);
         }
+        let at_least = if t.saturated { ">=" } else { "" };
         let _ = writeln!(
             s,
-            "{} {} ({} with a readable shape, {} agreeing with it): {} listed, {} of data, {} padding{}",
+            "{} {} ({} with a readable shape, {} agreeing with it): {at_least}{} listed, \
+             {at_least}{} of data, {}{}",
             t.entries,
             if t.entries == 1 { "entry" } else { "entries" },
             t.recomputed,
             t.agreeing,
             b(t.sizes.array_bytes),
             b(t.sizes.logical_bytes),
-            b(t.sizes.padding_bytes()),
+            match t.saturated {
+                true => String::from("padding not known"),
+                false => format!("{} padding", b(t.sizes.padding_bytes())),
+            },
             t.padding_percent.as_ref().map_or_else(String::new, |p| format!(" ({p}% of it)"))
         );
         if let Some((padding, over)) = r.padding_against_overage() {
             let more = if padding >= over { ": the padding is more than the overage" } else { "" };
             let _ = writeln!(s, "{} of padding; the program is {} over{more}", b(padding), b(over));
+        }
+        if t.saturated {
+            let _ = writeln!(
+                s,
+                "sums marked >= reached 2^64 - 1 bytes and stopped there: each is at least what \
+                 it says (the JSON's \"saturated\": true)"
+            );
         }
         let shape = |f: &Fields| match f.get("recomputed_shape") {
             Cell::Null => f.text("shape"),

@@ -413,7 +413,7 @@ impl RelayoutPlan {
         self.to.byte_len()
     }
 
-    fn check(&self, src: usize, dst: usize) -> Result<(), Error> {
+    pub(crate) fn check(&self, src: usize, dst: usize) -> Result<(), Error> {
         for (what, len, want) in
             [("source", src, self.src_len()), ("destination", dst, self.dst_len())]
         {

@@ -316,6 +316,15 @@ fn totals(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
             t.unsized_owners
         );
     }
+    let keyed =
+        t.by_memory_space.iter().map(|k| k.sum).chain(t.by_computation.iter().map(|k| k.sum));
+    if t.owned.saturated || keyed.into_iter().any(|s| s.saturated) {
+        out.push_str(
+            "<tr class=\"saturated\"><th>saturated</th><td>sums here reached 2<sup>64</sup> \
+             − 1 bytes and stopped there: each is at least what it says, and its padding \
+             says nothing</td></tr>",
+        );
+    }
     out.push_str("</tbody></table>");
     if !t.by_memory_space.is_empty() {
         let _ = write!(

@@ -87,15 +87,18 @@ pub fn record(format: Format, cells: &[Cell]) -> String {
     line
 }
 
-/// A cell for CSV: a text that begins with `=`, `+`, `-`, `@` (or a tab or carriage
-/// return) gets a `'` before it, as OWASP's advice for CSV injection and the
-/// spreadsheet-safe CSV writers have it, so a spreadsheet shows it as text instead of
-/// running it as a formula; the CSV writer then quotes it. Numbers and `-` (no value) are
-/// left as they are.
+/// A cell for CSV: its text escaped as a TSV field is (backslashes, tabs, line ends, NUL and
+/// every other control character: a dump's names and paths may hold any of them, and a
+/// spreadsheet or a CSV reader would cut a field at a NUL or take a line end for a row's),
+/// then, when it begins with `=`, `+`, `-`, `@`, a `'` before it, as OWASP's advice for CSV
+/// injection and the spreadsheet-safe CSV writers have it, so a spreadsheet shows it as
+/// text instead of running it as a formula; the CSV writer then quotes it. Numbers and `-`
+/// (no value) are left as they are.
 fn csv_field(cell: &Cell) -> String {
-    let text = cell.to_string();
-    let risky = matches!(cell, Cell::Text(_) | Cell::List(_))
-        && text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let mut text = String::new();
+    tsv_escape(&cell.to_string(), &mut text);
+    let risky =
+        matches!(cell, Cell::Text(_) | Cell::List(_)) && text.starts_with(['=', '+', '-', '@']);
     if risky {
         format!("'{text}")
     } else {
@@ -103,8 +106,9 @@ fn csv_field(cell: &Cell) -> String {
     }
 }
 
-/// One CSV record as RFC 4180 quotes it (a field with a comma, a quote or a line end is
-/// put in quotes, its quotes doubled); a field made inert by [`csv_field`] is quoted too.
+/// One CSV record as RFC 4180 quotes it (a field with a comma or a quote is put in quotes,
+/// its quotes doubled; [`csv_field`] leaves no line end); a field made inert by
+/// [`csv_field`] is quoted too.
 fn csv_line(fields: &[String]) -> String {
     let mut line = String::new();
     for (k, f) in fields.iter().enumerate() {
@@ -123,9 +127,9 @@ fn csv_line(fields: &[String]) -> String {
     line
 }
 
-/// A TSV field: backslashes, tabs and line ends escaped (`\\`, `\t`, `\n`, `\r`), and every
-/// other control character as `\xNN` (`\u{NNNN}` beyond ASCII), so every row is one line of
-/// tab-separated printable fields.
+/// A TSV field (and a CSV field, before it is quoted): backslashes, tabs and line ends
+/// escaped (`\\`, `\t`, `\n`, `\r`), and every other control character as `\xNN`
+/// (`\u{NNNN}` beyond ASCII), so every row is one line of printable fields.
 pub(super) fn tsv_escape(field: &str, out: &mut String) {
     for c in field.chars() {
         match c {

@@ -378,7 +378,11 @@ mod tests {
         assert_eq!(keys, ["text", "none", "yes", "list", "words", "n"]);
         let values: Vec<Cell> = cells.into_iter().map(|(_, v)| v).collect();
         assert_eq!(record(Format::Tsv, &values), "=1+2\\t\\x00x\t-\tyes\t1,0\ta,b; c\t7\n");
-        assert_eq!(record(Format::Csv, &values), "\"'=1+2\t\0x\",-,yes,\"1,0\",\"a,b; c\",7\n");
+        assert_eq!(record(Format::Csv, &values), "\"'=1+2\\t\\x00x\",-,yes,\"1,0\",\"a,b; c\",7\n");
+        // Line ends, NUL, a lone `\r` before a formula, backslashes: escaped in CSV as in TSV.
+        let hostile = [Cell::Text("a\nb\0c\u{1b}\\d".into()), Cell::Text("\r=cmd".into())];
+        assert_eq!(record(Format::Csv, &hostile), "a\\nb\\x00c\\x1b\\\\d,\\r=cmd\n");
+        assert_eq!(record(Format::Tsv, &hostile), "a\\nb\\x00c\\x1b\\\\d\t\\r=cmd\n");
         let plain = [Cell::Text("-".into()), Cell::Null, Cell::Text("@x".into()), Cell::Int(-1)];
         assert_eq!(record(Format::Csv, &plain), "\"'-\",-,\"'@x\",-1\n");
         let mut s = String::new();

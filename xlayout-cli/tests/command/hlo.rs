@@ -45,12 +45,20 @@ fn tsv_and_csv_escape_what_would_break_a_row() {
     let r = xlayout(&["--format", "csv", "-"], dump);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines[0], HEADER.replace('\t', ","));
-    // Quoted: the op_name holds a comma, quotes and a line end (the record spans two lines).
+    // Escaped as in TSV (one line per record), then quoted: the op_name holds a comma and
+    // quotes.
     assert_eq!(
         lines[1],
-        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,0,yes,owns,8,\"tab\there, \"\"quoted\"\""
+        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,0,yes,owns,8,\"tab\\there, \"\"quoted\"\"\\nnewline\",-,,-,-"
     );
-    assert_eq!(lines[2], "newline\",-,,-,-");
+    assert_eq!(lines.len(), 2);
+    // NUL and other control bytes (raw in the dump's text): `\xNN` in both, as in TSV.
+    let dump = b"%b = f32[2]{0} parameter(0), metadata={op_name=\"x\x00y\x1bz\\\\w\"}\n";
+    for format in ["tsv", "csv"] {
+        let r = xlayout(&["--format", format, "-"], dump);
+        let row = r.stdout.lines().nth(1).unwrap();
+        assert!(row.contains(r"x\x00y\x1bz\\w"), "{format}: {row:?}");
+    }
     let r = xlayout(&["--format", "csv", "tests/data/hlo/tpu_fragment.txt"], b"");
     assert_eq!(
         r.stdout.lines().nth(4),
@@ -156,14 +164,14 @@ fn groups_as_rows() {
     let r = xlayout(&["--by", "op", "tests/data/hlo/tpu_train_step.txt"], b"");
     let f = "tests/data/hlo/tpu_train_step.txt";
     let expected = [
-        "file\tgroup_by\tkey\tinstructions\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion".to_string(),
-        format!("{f}\top\t-\t1\t20971524\t20971524\t0\t0\t0\t1.00"),
-        format!("{f}\top\tjit(train_step)/sgd\t1\t20971520\t20971520\t0\t0\t0\t1.00"),
-        format!("{f}\top\tparams['dense']['kernel']\t1\t20971520\t20971520\t0\t0\t0\t1.00"),
-        format!("{f}\top\tjit(train_step)/dense\t1\t10485760\t10485760\t0\t0\t0\t1.00"),
-        format!("{f}\top\tbatch['x']\t1\t5242880\t1638400\t3604480\t3604480\t0\t3.20"),
-        format!("{f}\top\tjit(train_step)\t2\t3277312\t3276804\t508\t508\t0\t1.00"),
-        format!("{f}\top\tbatch['y']\t1\t512\t64\t448\t448\t0\t8.00"),
+        "file\tgroup_by\tkey\tinstructions\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion\tsaturated".to_string(),
+        format!("{f}\top\t-\t1\t20971524\t20971524\t0\t0\t0\t1.00\tno"),
+        format!("{f}\top\tjit(train_step)/sgd\t1\t20971520\t20971520\t0\t0\t0\t1.00\tno"),
+        format!("{f}\top\tparams['dense']['kernel']\t1\t20971520\t20971520\t0\t0\t0\t1.00\tno"),
+        format!("{f}\top\tjit(train_step)/dense\t1\t10485760\t10485760\t0\t0\t0\t1.00\tno"),
+        format!("{f}\top\tbatch['x']\t1\t5242880\t1638400\t3604480\t3604480\t0\t3.20\tno"),
+        format!("{f}\top\tjit(train_step)\t2\t3277312\t3276804\t508\t508\t0\t1.00\tno"),
+        format!("{f}\top\tbatch['y']\t1\t512\t64\t448\t448\t0\t8.00\tno"),
     ];
     assert_eq!(r.stdout.lines().collect::<Vec<_>>(), expected);
 }
@@ -206,6 +214,57 @@ fn options_that_would_do_nothing_are_usage_errors() {
             ["batch['x']", "1", "5242880"],
             ["batch['y']", "1", "512"],
         ]
+    );
+}
+
+/// Three parameters of 2^63 - 1 bytes own more than 64 bits count: the sums stop at
+/// 2^64 - 1 and say so (they printed 16.00E as if it were the sum): `>=` and a line in the
+/// table, `"saturated": true` in JSON, a `saturated` column of the groups; the same for the
+/// entries of an out-of-memory report.
+#[test]
+fn a_saturated_sum_says_it_saturated() {
+    let file = support::root().join("tests/data/hlo/saturated.txt");
+    let text = std::fs::read_to_string(file).unwrap();
+    let r = xlayout(&["--format", "table", "-"], text.as_bytes());
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        lines[2..8],
+        [
+            "sum of every buffer the program owns, not its peak: 3 instructions, >=16.00E allocated for >=16.00E of data, padding not known",
+            "sums marked >= reached 2^64 - 1 bytes and stopped there: each is at least what it says (the JSON's \"saturated\": true)",
+            "  memory space  instructions  allocated  data      padding  x",
+            "  S(0)          3             >=16.00E   >=16.00E  -        -",
+            "  computation  instructions  allocated  data      padding  x",
+            "  e            3             >=16.00E   >=16.00E  -        -",
+        ]
+    );
+    let r = xlayout(&["--format", "json", "-"], text.as_bytes());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let owned = &v["files"][0]["totals"]["owned"];
+    assert_eq!(
+        (owned["array_bytes"].as_u64(), owned["saturated"].as_bool()),
+        (Some(u64::MAX), Some(true))
+    );
+    assert_eq!(v["total"]["owned"]["saturated"].as_bool(), Some(true));
+    let r = xlayout(&["--by", "opcode", "--format", "tsv", "-"], text.as_bytes());
+    assert_eq!(r.stdout.lines().nth(1).unwrap().rsplit('\t').next(), Some("yes"));
+    // Two of them: 2^64 - 2 bytes, not saturated.
+    let two = text.replace("  ROOT %c = u8[9223372036854775807]{0} parameter(2)\n", "");
+    let r = xlayout(&["--format", "json", "-"], two.as_bytes());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let owned = &v["files"][0]["totals"]["owned"];
+    assert_eq!(
+        (owned["array_bytes"].as_u64(), owned["saturated"].as_bool()),
+        (Some(u64::MAX - 1), Some(false))
+    );
+    let entry = "  1. Size: 8.00E\n     Shape: u8[9223372036854775807]{0}\n";
+    let report = entry.repeat(3);
+    let r = support::xlayout(&["oom", "--format", "table", "-"], report.as_bytes());
+    assert!(
+        r.stdout.contains("3 entries (3 with a readable shape, 3 agreeing with it): >=16.00E listed, >=16.00E of data, padding not known\nsums marked >= reached 2^64 - 1 bytes"),
+        "{}",
+        r.stdout
     );
 }
 

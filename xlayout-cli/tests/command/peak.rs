@@ -265,6 +265,78 @@ fn the_budget_is_held_to_every_scheduled_module() {
     }
 }
 
+/// A module written on one line is read as XLA's parser reads it (statements end at the
+/// grammar, not the line end): scan_cumsum joined onto one line has the peak of its lines,
+/// XLA's own (8,296 bytes at step 9), and `--budget` holds to it; it was read as an empty
+/// module, and `--budget 1` passed.
+#[test]
+fn a_module_on_one_line_is_read_as_xla_reads_it() {
+    let text = std::fs::read_to_string(support::root().join(SCAN).join("after_optimizations.txt"));
+    let text = text.unwrap();
+    let one_line = format!("{}\n", text.lines().collect::<Vec<_>>().join(" "));
+    let r = peak(&["--format", "json", "-"], one_line.as_bytes());
+    assert_eq!((r.status, r.stderr.as_str()), (0, ""));
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let f = &v["files"][0];
+    assert_eq!((f["peak_bytes"].as_u64(), f["peak_step"].as_u64()), (Some(8296), Some(9)));
+    let r = peak(&["--budget", "1", "--format", "json", "-"], one_line.as_bytes());
+    assert_eq!(r.status, 1);
+    let over = "standard input: peak 8296 bytes (8.1K) at step 9 (constant.10) is 8295 bytes";
+    assert!(r.stderr.starts_with(over), "{}", r.stderr);
+    let h = xlayout(&["hlo", "--format", "table", "-"], one_line.as_bytes());
+    assert_eq!(h.status, 0, "{}", h.stderr);
+    assert!(
+        h.stdout.starts_with(
+            "standard input: module jit_scan_cumsum, scheduled; 10 computations, 51 instructions, 1 line\n"
+        ),
+        "{}",
+        h.stdout
+    );
+}
+
+/// A scheduled module without an ENTRY computation runs nothing: its peak is "not
+/// modelled: no ENTRY computation", 0 bytes, and `--budget` failed to fail on it.
+#[test]
+fn a_module_without_entry_has_no_peak_to_hold_to_a_budget() {
+    let text =
+        b"HloModule m, is_scheduled=true\n\n%c {\n  ROOT %a = f32[1024]{0} parameter(0)\n}\n";
+    for command in ["peak", "hlo"] {
+        let r = xlayout(&[command, "--budget", "1G", "--format", "json", "-"], text);
+        assert_eq!(r.status, 1, "{command}");
+        assert_eq!(
+            r.stderr,
+            "standard input: no ENTRY computation: nothing runs, so there is no peak to hold to \
+             --budget 1073741824; give the whole module as XLA compiled it (its \
+             after-optimizations text)\n",
+            "{command}"
+        );
+        // Without --budget it is no failure: the report says what it can.
+        assert_eq!(xlayout(&[command, "--format", "json", "-"], text).status, 0, "{command}");
+    }
+}
+
+/// A byte count is whole and written without separators: `1.5B` was read as 1 byte and
+/// `1_000` (or `1,5G`, a European 1.5G) with the separator dropped; all are usage errors.
+#[test]
+fn budgets_are_whole_byte_counts_or_refused() {
+    for budget in ["1.5B", "1_000", "1,5G", "1.3K", "16E"] {
+        for command in ["peak", "hlo"] {
+            let r = xlayout(&[command, "--budget", budget, SCAN], b"");
+            assert_eq!((r.status, r.stdout.as_str()), (2, ""), "{command} {budget}");
+            let said = format!(
+                "error: invalid value '{budget}' for '--budget <BYTES>': `{budget}` is not a byte \
+                 count: write a whole number of bytes with an optional unit, like `16G`, `1.5G` \
+                 or `4096` (no digit separators, no fraction of a byte)"
+            );
+            assert!(r.stderr.starts_with(&said), "{}", r.stderr);
+        }
+    }
+    // 1.5G is 1610612736 bytes exactly, over scan_cumsum's peak of 8296.
+    assert_eq!(peak(&["--budget", "1.5G", "--format", "json", SCAN], b"").status, 0);
+    assert_eq!(peak(&["--budget", "8.1K", "--format", "json", SCAN], b"").status, 2);
+    assert_eq!(peak(&["--budget", "8.5K", "--format", "json", SCAN], b"").status, 0);
+}
+
 /// `--max-expansion` looks at the values live at the peak; `--min-bytes` and `--top` cut
 /// the list, not the cumulative column.
 #[test]

@@ -79,6 +79,31 @@ fn map_svg_failures() {
     assert!(err.starts_with("xlayout: cannot write /nonexistent-dir/x.svg: "), "{err}");
 }
 
+/// A slice with no rows under enormous tiles: 38 characters that asked for 51 GB (status 134,
+/// an abort) and for more than `usize` (status 101, a panic). The picture is sized by what it
+/// draws: no cell, the first 256 of the padded columns labelled, and it says so.
+#[test]
+fn map_svg_of_an_empty_array_under_enormous_tiles() {
+    for (shape, columns) in [
+        ("u8[0,1]{1,0:T(2147483648,2147483648)}", "2147483648"),
+        ("f32[0,5]{1,0:T(2,9223372036854775807)}", "9223372036854775807"),
+    ] {
+        let (status, out, err) = xlayout(&["map", shape, "--svg"]);
+        assert_eq!((status, err.as_str()), (0, ""), "{shape}");
+        assert_eq!(out, svg(shape, &MapOptions::default()));
+        assert!(out.len() < 64 << 10, "{shape}: {} bytes", out.len());
+        assert_eq!(out.matches("<g class=\"cell").count(), 0, "{shape}");
+        let note = format!(
+            "showing element rows 0..0 of 0, columns 0..{MAX_MEMORY_ROW} of {columns} (at most \
+             {MAX_CELLS} cells per panel)"
+        );
+        assert!(out.contains(&note), "{shape}: {out}");
+        let (status, text, _) = xlayout(&["map", shape]);
+        assert_eq!(status, 0);
+        assert!(text.starts_with("(no elements: the slice is 0x"), "{text}");
+    }
+}
+
 /// The numbers of a text map's grid (its lines up to the first that is not a grid line).
 fn grid_numbers(text: &str) -> Vec<usize> {
     let grid = text.lines().take_while(|l| l.chars().all(|c| " |-+0123456789".contains(c)));

@@ -1,0 +1,69 @@
+"""A failed allocation is Python's MemoryError, never PyO3's PanicException ("Python API
+call failed"): CPython's own test hook makes each allocation of a call fail in turn."""
+
+import subprocess
+import sys
+import textwrap
+
+from conftest import missing_tool
+
+# Run in a child: a failure that ended the interpreter would otherwise end pytest.
+CHILD = textwrap.dedent(
+    """
+    import _testcapi, numpy as np, xlayout
+    s = xlayout.Shape("f32[3,5]{1,0:T(2,2)}")
+    src = xlayout.Shape("f32[3,5]")
+    data = np.arange(15, dtype=np.float32).view(np.uint8)
+    report = b"Ran out of memory in memory space hbm. Used 1.00G of 512.00M hbm.\\n  1. Size: 512B\\n     Shape: f32[]\\n"
+    calls = {
+        "explain": lambda: s.explain(),
+        "str": lambda: str(s),
+        "repr": lambda: repr(s),
+        "svg": lambda: s._repr_svg_(),
+        "oom": lambda: xlayout._xlayout.oom_report(report),
+        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", "m", 5),
+        "error": lambda: xlayout.Shape("f32[3,5]{1,0:T(0,2)}"),
+        "relayout": lambda: xlayout._xlayout.relayout(data, src, s, None),
+        "overlap": lambda: xlayout._xlayout.relayout(data, src, src, data),
+    }
+    # Each path once first: numpy's C API and the names PyO3 interns are made on first use,
+    # once per process.
+    for call in calls.values():
+        try:
+            call()
+        except xlayout.Error:
+            pass
+    for name, call in calls.items():
+        outcomes = set()
+        for k in range(60):
+            _testcapi.set_nomemory(k, k + 1)  # the k-th allocation from here fails
+            try:
+                call()
+                outcome = "ok"
+            except MemoryError:
+                outcome = "MemoryError"
+            except xlayout.Error:
+                outcome = "Error"
+            except BaseException as e:
+                outcome = type(e).__name__
+            finally:
+                _testcapi.remove_mem_hooks()
+            outcomes.add(outcome)
+        print(name, " ".join(sorted(outcomes)), flush=True)
+    """
+)
+
+
+def test_each_failed_allocation_is_a_memory_error():
+    try:
+        import _testcapi  # noqa: F401
+    except ImportError:
+        missing_tool("CPython's _testcapi is not installed (a Python built without its tests)")
+    done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    got = dict(line.split(" ", 1) for line in done.stdout.decode().splitlines())
+    # The error paths raise xlayout.Error once their allocations succeed; every path meets
+    # a failed allocation of its own among the first 60.
+    want = {name: "MemoryError ok" for name in ["explain", "str", "repr", "svg", "oom", "hlo", "relayout"]}
+    want |= {"error": "Error MemoryError", "overlap": "Error MemoryError"}
+    assert got == want, done.stderr.decode()[-3000:]
