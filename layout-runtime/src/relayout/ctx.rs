@@ -65,6 +65,10 @@ impl Ctx {
     /// `dst.copy_from_slice(src)`, streamed when the context says so.
     #[inline(always)]
     pub(super) fn put(self, dst: &mut [u8], src: &[u8]) {
+        #[cfg(xlayout_avx512)]
+        if let (true, Level::Avx512(z)) = (self.stream, self.level) {
+            return super::simd::avx512::stream_copy(z, dst, src);
+        }
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         if self.stream {
             return super::simd::stream::stream_copy(dst, src);
@@ -82,6 +86,10 @@ impl Ctx {
         run: usize,
         piece: impl Fn(usize) -> &'s [u8],
     ) {
+        #[cfg(xlayout_avx512)]
+        if let (true, Level::Avx512(z)) = (self.stream, self.level) {
+            return super::simd::avx512::stream_gather(z, dst, run, piece);
+        }
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         if self.stream {
             return super::simd::stream::stream_gather(dst, run, piece);

@@ -151,6 +151,10 @@ fn simd_nibbles8(src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, ctx: Ctx) -
     use super::simd::groups::Nibbles8;
     use super::simd::{avx2, sse2};
     match ctx.level {
+        #[cfg(xlayout_avx512)]
+        Level::Avx512(z) => {
+            super::simd::avx512::groups::<Nibbles8>(z, src, dst, t, rep, ctx.stream);
+        }
         Level::Avx2(avx) => avx2::groups::<Nibbles8>(avx, src, dst, t, rep, ctx.stream),
         Level::Sse2 => sse2::groups::<Nibbles8>(src, dst, t, rep, ctx.stream),
         Level::Portable => return false,

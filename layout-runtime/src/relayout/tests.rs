@@ -35,7 +35,7 @@ fn reference(p: &RelayoutPlan, src: &[u8]) -> Vec<u8> {
     dst
 }
 
-fn noise(len: usize, seed: u64) -> Vec<u8> {
+pub(super) fn noise(len: usize, seed: u64) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..len)
         .map(|_| {
@@ -49,7 +49,7 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
 
 /// A destination of `len` bytes starting at `offset` bytes past a 64-byte boundary, in a
 /// buffer filled with `fill` around it.
-fn placed(len: usize, offset: usize, fill: u8) -> (Vec<u8>, usize) {
+pub(super) fn placed(len: usize, offset: usize, fill: u8) -> (Vec<u8>, usize) {
     let buf = vec![fill; len + 128];
     let at = buf.as_ptr().align_offset(64) + offset;
     (buf, at)
@@ -100,6 +100,18 @@ fn check(p: &RelayoutPlan) {
     each("measuring", &|s, d| measuring.run(s, d).unwrap());
     let owned = p.run_owned(&src).unwrap();
     assert_eq!((&owned[..], owned.as_ptr() as usize % 64), (&want[..], 0));
+}
+
+/// `check` runs every level this machine supports; the others are said on standard error,
+/// not passed over in silence (and fail where `XLAYOUT_REQUIRE_SIMD` asks for them).
+#[cfg(feature = "std")]
+#[test]
+fn every_simd_level_is_tested_here_or_said_untested() {
+    let all = [Simd::Portable, Simd::Sse2, Simd::Avx2, Simd::Avx512];
+    assert_eq!(Simd::supported().collect::<Vec<_>>(), all[..Simd::supported().count()]);
+    for level in all.into_iter().filter(|l| !l.is_supported()) {
+        cpu::tests::say_untested(level, "the relayout kernels' checks against the general path");
+    }
 }
 
 #[test]
