@@ -6,8 +6,9 @@
 //! slices of its own work, keeps the fastest, and remembers it for the process.
 //!
 //! - The candidates ([`Candidates`]) are the settings the plan's kernels read: the SIMD
-//!   level (SSE2 and AVX2 where the CPU has it, only for plans with transposes: runs are
-//!   copied the same way at every level), streaming or cached stores, the order of a
+//!   level (SSE2, AVX2 and AVX-512 where the CPU has them, for plans with transposes; for
+//!   runs, which every level below AVX-512 streams 16 bytes a store, AVX-512's 64 bytes
+//!   against SSE2's 16), streaming or cached stores, the order of a
 //!   block's outer loops where it has two (destination order keeps the writes in few long
 //!   runs, source order the reads; `decompose` picks one by a count of streams), the source
 //!   rows a
@@ -110,6 +111,10 @@ impl Settings {
         if reads.level && !self.forced.simd {
             let others = Simd::supported().filter(|&s| s >= Simd::Sse2 && s != rules.level.simd());
             levels.extend(others.filter_map(Level::new));
+        } else if reads.widths && !self.forced.simd && rules.level.simd() == Simd::Avx512 {
+            // Runs stream 64 bytes a store at this level, 16 at SSE2's (and AVX2's): on a
+            // Zen 4 either was the faster, by the loop order (BENCHMARKS.md).
+            levels.extend(Level::new(Simd::Sse2));
         }
         let mut streams = Vec::from([rules.stream]);
         if rules.level.streams() && !self.forced.stream {
@@ -237,17 +242,27 @@ impl Key {
 #[cfg(feature = "std")]
 const MEMORY: usize = 256;
 
+/// A remembered choice, and whether the next serial run is to measure again (see
+/// `trial::Purpose`).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "std"), allow(dead_code))] // nothing measures without a clock
+pub(super) struct Recalled {
+    pub ctx: Ctx,
+    pub how: ChosenBy,
+    pub recheck: bool,
+}
+
 #[cfg(feature = "std")]
-static MEMO: std::sync::Mutex<Vec<(Key, Ctx, ChosenBy)>> = std::sync::Mutex::new(Vec::new());
+static MEMO: std::sync::Mutex<Vec<(Key, Recalled)>> = std::sync::Mutex::new(Vec::new());
 
 /// The choice remembered for `key`, if a run measured one.
-pub(super) fn recall(key: &Key) -> Option<(Ctx, ChosenBy)> {
+pub(super) fn recall(key: &Key) -> Option<Recalled> {
     #[cfg(feature = "std")]
     {
         // A panic while the lock was held (never expected: nothing in it panics) leaves
         // the list as valid as before.
         let memo = MEMO.lock().unwrap_or_else(|e| e.into_inner());
-        memo.iter().rev().find(|(k, ..)| k == key).map(|&(_, ctx, how)| (ctx, how))
+        memo.iter().rev().find(|(k, _)| k == key).map(|&(_, r)| r)
     }
     #[cfg(not(feature = "std"))]
     {
@@ -256,13 +271,14 @@ pub(super) fn recall(key: &Key) -> Option<(Ctx, ChosenBy)> {
     }
 }
 
-/// Remembers `ctx` for `key`, for the rest of the process.
+/// Remembers `ctx` for `key`, for the rest of the process; `recheck`: the next serial run
+/// of the shape measures again.
 #[cfg(feature = "std")]
-pub(super) fn remember(key: Key, ctx: Ctx, how: ChosenBy) {
+pub(super) fn remember(key: Key, ctx: Ctx, how: ChosenBy, recheck: bool) {
     let mut memo = MEMO.lock().unwrap_or_else(|e| e.into_inner());
-    memo.retain(|(k, ..)| *k != key);
+    memo.retain(|(k, _)| *k != key);
     if memo.len() == MEMORY {
         memo.remove(0);
     }
-    memo.push((key, ctx, how));
+    memo.push((key, Recalled { ctx, how, recheck }));
 }

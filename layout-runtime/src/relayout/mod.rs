@@ -344,9 +344,36 @@ impl RelayoutPlan {
 
     fn choice_at(&self, dst: usize) -> RelayoutChoice {
         let recalled = self.key(dst).and_then(|key| measure::recall(&key));
-        let rules = || (self.settings.rules(self.dst_len()), ChosenBy::Rules);
-        let (ctx, how) = recalled.unwrap_or_else(rules);
+        let (ctx, how) = match recalled {
+            Some(r) => (r.ctx, r.how),
+            None => (self.settings.rules(self.dst_len()), ChosenBy::Rules),
+        };
         RelayoutChoice::new(ctx, how, self.settings.forced)
+    }
+
+    /// A measuring run of this plan whatever was measured before, into `dst`, whose choice
+    /// is returned and not remembered: for the benchmark, which measures twice to show
+    /// whether two measurements agree. Not part of the API. Errors: as
+    /// [`RelayoutPlan::run`]; a plan whose runs do not measure runs on the rules and
+    /// returns [`RelayoutPlan::choice_for`].
+    #[doc(hidden)]
+    pub fn __remeasure(&self, src: &[u8], dst: &mut [u8]) -> Result<RelayoutChoice, Error> {
+        self.check(src.len(), dst.len())?;
+        let Some(key) = self.key(dst.as_ptr() as usize) else {
+            self.run(src, dst)?;
+            return Ok(self.choice_for(dst));
+        };
+        let ctx = self.settings.rules(dst.len());
+        #[cfg(feature = "std")]
+        let how = How { ctx, measure: Some((key, trial::Purpose::Again)) };
+        #[cfg(not(feature = "std"))]
+        let how = How { ctx, measure: None };
+        let _ = key;
+        let forced = self.settings.forced;
+        Ok(match self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial) {
+            Some((ctx, how)) => RelayoutChoice::new(ctx, how, forced),
+            None => self.choice_for(dst),
+        })
     }
 
     /// Every setting this plan's runs may choose, for the tests that hold each to the
@@ -374,7 +401,7 @@ impl RelayoutPlan {
     ) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
         let how = How { ctx: choice.ctx(), measure: None };
-        self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial);
+        let _ = self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial);
         Ok(())
     }
 
@@ -474,18 +501,31 @@ impl RelayoutPlan {
     /// The one dispatch of [`RelayoutPlan::run`] and [`RelayoutPlan::run_parallel`].
     fn execute(&self, src: &[u8], dst: &mut [u8], exec: Exec) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
-        // The rules' settings, or those a run of this shape measured; or, on the first
-        // serial run of a measured shape, measure now.
-        let mut how = How { ctx: self.settings.rules(dst.len()), measure: None };
-        if let Some(key) = self.key(dst.as_ptr() as usize) {
-            match measure::recall(&key) {
-                Some((ctx, _)) => how.ctx = ctx,
-                None if exec == Exec::Serial => how.measure = Some(key),
-                None => {}
-            }
-        }
-        self.engine.run(&self.from, &self.to, src, dst, how, exec);
+        let how = self.how(dst, exec);
+        let _ = self.engine.run(&self.from, &self.to, src, dst, how, exec);
         Ok(())
+    }
+
+    /// The settings of a run into `dst`: the rules', or those a run of this shape measured;
+    /// or, on the first serial run of a measured shape (or the second, when the first
+    /// run's winner ran slower than a copy by more than its noise), measure now.
+    fn how(&self, dst: &[u8], exec: Exec) -> How {
+        let rules = How { ctx: self.settings.rules(dst.len()), measure: None };
+        #[cfg(feature = "std")]
+        if let Some(key) = self.key(dst.as_ptr() as usize) {
+            use trial::Purpose;
+            let serial = exec == Exec::Serial;
+            return match measure::recall(&key) {
+                Some(r) if r.recheck && serial => {
+                    How { ctx: r.ctx, measure: Some((key, Purpose::Recheck(r.ctx, r.how))) }
+                }
+                Some(r) => How { ctx: r.ctx, ..rules },
+                None if serial => How { measure: Some((key, Purpose::First)), ..rules },
+                None => rules,
+            };
+        }
+        let _ = exec;
+        rules
     }
 
     /// What a measured choice for this plan into a destination at address `dst` is
@@ -587,6 +627,24 @@ impl RelayoutPlan {
         general::copy(&self.from, &self.to, src, dst);
         Ok(())
     }
+}
+
+/// `dst.copy_from_slice(src)` with non-temporal stores, 64 bytes a store where `wide` and
+/// the CPU has AVX-512 (and this build has the intrinsics), 16 otherwise: the streaming
+/// copy a measuring plan times beside its candidates, for the benchmark to take as one of
+/// its baselines. Returns whether the stores were 64 bytes wide. Not part of the API.
+///
+/// ```
+/// let src = [7u8; 300];
+/// let mut dst = [0u8; 300];
+/// layout_runtime::__stream_copy(&mut dst, &src, true);
+/// assert_eq!(dst, src);
+/// ```
+#[cfg(feature = "std")]
+#[doc(hidden)]
+pub fn __stream_copy(dst: &mut [u8], src: &[u8], wide: bool) -> bool {
+    assert_eq!(dst.len(), src.len(), "a copy between slices of different lengths");
+    ctx::stream_copy(dst, src, wide)
 }
 
 /// Converts a whole buffer from one layout of an array to another: see [`RelayoutPlan`],

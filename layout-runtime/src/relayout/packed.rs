@@ -93,7 +93,8 @@ impl<const B: usize> Packed<B> {
     /// groups, the row groups for every byte-wise regrouping.
     pub(super) fn reads(self, b: &Block) -> Reads {
         if !self.bytewise(b, b.dst) {
-            return Reads::of(b);
+            // Packed runs are copied through the cache at every level.
+            return Reads { widths: false, ..Reads::of(b) };
         }
         let nibbles8 = matches!(b.inner, Inner::Transpose { rows: 8, .. }) && B == 4;
         Reads { level: nibbles8, rows: false, groups: Reads::regroups(b), ..Reads::of(b) }
