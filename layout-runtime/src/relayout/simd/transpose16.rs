@@ -17,9 +17,10 @@
 //! line) and the last, the first rows (up to where destination rows reach one) and the
 //! last, are tiles whose loads and stores leave the elements outside the transpose alone
 //! (AVX-512 masked loads and stores do not touch, and cannot fault on, masked elements).
-//! So every element goes through one kernel, and every line is read by one walk: splitting
-//! the edges off to narrower kernels read the lines they share with the body twice, and
-//! ran the 3-D case at 0.71 of a copy where this runs at (BENCHMARKS.md).
+//! So every element goes through one kernel, and every line is read by one walk: with the
+//! first 12 and last 20 columns split off to the AVX2 kernel (the benchmark's source
+//! starts 16 bytes past a line), which read again the lines they share with the body, the
+//! 3-D case ran at 11.4-11.6 GB/s against 13.9-15.5 for this (BENCHMARKS.md).
 
 use core::arch::x86_64::{
     __m512i, _mm512_loadu_si512, _mm512_mask_storeu_epi32, _mm512_maskz_loadu_epi32,
@@ -36,9 +37,11 @@ type E4 = [u8; 4];
 
 /// Source rows ahead of the tile being transposed that [`transpose16`] asks the
 /// second-level cache for: four tiles. Measured on the 3-D case (f32[64,512,512], 2 KiB
-/// rows) on a Zen 4: 32, 48, 64, 96 and 128 rows ahead ran at 1.04, 1.15, 1.20, 1.17 and
-/// 1.09 of a copy with 64-byte non-temporal stores (BENCHMARKS.md); asking also for the
-/// line after the tile's (which the next strip uses) ran at 0.71.
+/// rows, the source 16 bytes past a line) on a loaded Zen 4 guest, against a copy with
+/// 64-byte non-temporal stores in the same run: no prefetch 0.51, 32 rows ahead 0.85, 64
+/// rows 0.96, 128 rows 0.99 (a scratch kernel of the same walk, aligned: 48 rows 1.15, 64
+/// rows 1.20, 96 rows 1.17); asking also for the line after the tile's, which the next
+/// strip reads, 0.66-0.71 (BENCHMARKS.md).
 const AHEAD: usize = 64;
 
 /// Columns of a strip: two tiles of 16.
