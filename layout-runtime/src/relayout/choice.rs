@@ -101,7 +101,8 @@ impl RelayoutChoice {
         self.stream
     }
 
-    /// Source rows a large transpose takes at a time.
+    /// Source rows a large transpose takes at a time (the AVX-512 transpose walks four
+    /// times as many down each strip of 32 columns before the next).
     pub fn transpose_rows(&self) -> usize {
         self.rows
     }

@@ -8,25 +8,32 @@
 //! - The candidates ([`Candidates`]) are the settings the plan's kernels read: the SIMD
 //!   level (SSE2, AVX2 and AVX-512 where the CPU has them, for plans with transposes; for
 //!   runs, which every level below AVX-512 streams 16 bytes a store, AVX-512's 64 bytes
-//!   against SSE2's 16), streaming or cached stores, the order of a
-//!   block's outer loops where it has two (destination order keeps the writes in few long
-//!   runs, source order the reads; `decompose` picks one by a count of streams), the source
-//!   rows a
-//!   large transpose takes at a time (the rule's value, half and twice it), and the row
-//!   groups a regrouping kernel writes in one piece (1, 2 or 4). A setting the caller fixed
+//!   against SSE2's 16), streaming or cached stores, the order of a block's outer loops
+//!   where it has two (destination order keeps the writes in few long runs, source order
+//!   the reads; `decompose` picks one by a count of streams), the source rows a large
+//!   transpose takes at a time (the rule's value, half and twice it), and the row groups a
+//!   regrouping kernel writes in one piece (1, 2 or 4). A setting the caller fixed
 //!   (`with_simd`, `with_stream_min`, `XLAYOUT_SIMD`, `XLAYOUT_STREAM_MIN`) has one value.
-//! - The largest copy block is cut into 128 slices along its destination, on cache lines
-//!   (`split`), and the slices are timed one candidate each (`trial`): first every SIMD
-//!   level with both kinds of stores and both loop orders, then the winner against its
-//!   block-size variants, three rounds each in rotated order (after the first round only
-//!   the candidates within a quarter of the best time run again); each candidate keeps its
-//!   best time, so one disturbed slice does not decide. The winner does the rest of the
-//!   run. The slices are the run's own work, so measuring costs only the difference
-//!   between the candidates on the slices they ran (a loser by more than a quarter runs
-//!   one slice). On a 2-core AMD EPYC (Zen 3) guest the measuring run of the eight
-//!   benchmark cases took 0.89-1.24 of the time of a later run under load (median 1.05),
-//!   and 0.91-1.85 in two runs on the quiet machine (1.85 once, in a run whose later runs
-//!   were the fastest of the session; BENCHMARKS.md).
+//! - The largest copy block is cut along its destination, on cache lines (`split`), into
+//!   slices of 1 MiB where it holds twice as many as are timed (else more and smaller),
+//!   and the slices are timed one candidate each (`trial`): first every SIMD level with
+//!   both kinds of stores and both loop orders, then the winner against its block-size
+//!   variants, three rounds each in rotated order (after the first round only the
+//!   candidates within a quarter of the best time run again); each candidate keeps its
+//!   best time, so one disturbed slice does not decide. The winner is the first candidate
+//!   (the rules' settings first) within the fastest one's own spread, or 3%, of it: what
+//!   the clock cannot tell apart does not make two runs choose differently. It does the
+//!   rest of the run. The slices are the run's own work, so measuring costs only the
+//!   difference between the candidates on the slices they ran (a loser by more than a
+//!   quarter runs one slice). On a 2-core AMD EPYC (Zen 3) guest the measuring run of the
+//!   eight benchmark cases took 0.89-1.24 of the time of a later run under load (median
+//!   1.05), and 0.91-1.85 in two runs on the quiet machine; on a loaded Zen 4 guest, with
+//!   the copy below and AVX-512's candidates, 1.03-1.46 (BENCHMARKS.md).
+//! - A streaming copy is timed beside the candidates, on the next slices (from source
+//!   bytes not read yet into destination bytes not written yet, which the rest of the run
+//!   writes): a winner slower than the copy by more than its own spread is measured again
+//!   by the next serial run of the shape, and the better of the two choices, by the
+//!   fraction of its copy each reached, is kept ([`crate::ChosenBy`] says all of it).
 //! - Slices are timed on the thread's CPU clock where there is one (Linux and other Unix
 //!   systems): time descheduled, which a busy machine adds to a random slice, does not
 //!   count. Each timed slice ends with its destination lines written back to memory

@@ -25,17 +25,22 @@
 //!   open (`decompose`); the transpose kernels run the innermost loop themselves, and write
 //!   two row groups of a tile in one piece (`geometry::split_repeat`);
 //! - on x86_64, SIMD kernels (`simd`) do the shuffles the compiler leaves scalar: SSE2
-//!   everywhere, AVX2 where the CPU has it, found once per plan (`cpu`);
+//!   everywhere, AVX2 and AVX-512 where the CPU has them, found once per plan (`cpu`);
+//!   AVX-512 moves whole cache lines a load and a store;
 //! - large transposes take as many source rows at a time as a quarter of the first-level
 //!   cache holds lines, and start their tiles on source and destination cache lines;
+//!   AVX-512's uses each line whole in one tile, and asks for the lines of the tiles
+//!   ahead of it;
 //! - destinations of at least eight times a core's second-level cache are written with
 //!   non-temporal stores, which skip reading each destination line first; `cpu` reads the
 //!   cache sizes (CPUID) once per process, and no rule reads the last-level cache, which a
 //!   virtual machine reports for the whole socket;
 //! - those rules are where a plan starts: for a destination that large, the first run of a
 //!   plan shape times the settings that matter for it (SIMD level, streaming or cached
-//!   stores, block sizes) on slices of its own work and remembers the fastest for the
-//!   process (`measure`, `trial`), since rules tuned on one machine do not carry over;
+//!   stores, block sizes) on slices of its own work, beside a streaming copy, and
+//!   remembers the fastest for the process (`measure`, `trial`), since rules tuned on one
+//!   machine do not carry over; a winner slower than the copy by more than its noise is
+//!   measured again by the next run;
 //! - `run_parallel` cuts each large block along the destination on cache-line boundaries
 //!   into about four parts per thread of rayon's pool (the core count, by default), and
 //!   runs with what a serial run of the shape measured, or with the rules until one has: a
@@ -102,12 +107,12 @@ use crate::{AlignedBox, ArrayShape, Error, ErrorKind, Plan, Shape};
 /// [`RelayoutPlan::choice`] says what a plan runs with and why. What the caller fixes is
 /// never measured:
 ///
-/// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX2 where
-///   `is_x86_feature_detected!` finds it, else SSE2 on x86_64, else portable code), or a
-///   lower one from the environment variable `XLAYOUT_SIMD` (`portable`, `sse2`, `avx2`;
-///   another value is ignored with a warning on standard error, once per process) or
-///   [`RelayoutPlan::with_simd`].
-/// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least eight times
+/// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX-512 F and BW, else
+///   AVX2, where `is_x86_feature_detected!` finds them, else SSE2 on x86_64, else portable
+///   code), or a lower one from the environment variable `XLAYOUT_SIMD` (`portable`,
+///   `sse2`, `avx2`, `avx512`; another value is ignored with a warning on standard error,
+///   once per process) or [`RelayoutPlan::with_simd`].
+/// - Non-temporal stores (x86_64, every level but portable): for destinations of at least eight times
 ///   a core's second-level cache, 4 MiB at least (CPUID gives the cache's size; 512 KiB is
 ///   assumed where it does not), so the destination is not read into the cache before
 ///   being overwritten and does not push out everything else; the environment variable
@@ -115,7 +120,8 @@ use crate::{AlignedBox, ArrayShape, Error, ErrorKind, Plan, Shape};
 ///   threshold.
 /// - Large transposes take as many source rows at a time as a quarter of the first-level
 ///   data cache holds lines (CPUID again; 32 KiB assumed), so each line is read from memory
-///   once.
+///   once; AVX-512's transpose, whose tiles use each line whole, walks four times as many
+///   down each strip of columns.
 ///
 /// Any alignment of either buffer is correct, but a destination that starts on a 32- or
 /// 64-byte boundary is written with the widest streaming stores: the row-group kernels
