@@ -138,8 +138,10 @@ impl<const B: usize> Packed<B> {
             }
         }
         let whole = tb.cols * g;
-        for t in t.repeat(rep) {
-            self.scalar(src, dst, t.part(0, whole, t.rows, t.cols - whole));
+        if whole < t.cols {
+            for t in t.repeat(rep) {
+                self.scalar(src, dst, t.part(0, whole, t.rows, t.cols - whole));
+            }
         }
     }
 }

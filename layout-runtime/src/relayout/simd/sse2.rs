@@ -157,7 +157,9 @@ pub(in super::super) fn deinterleave_u16x2(
                 (*o0, *o1) = (bytemuck::cast(even), bytemuck::cast(odd));
             }
         }
-        p.part(n, 0, p.rows - n, 2).scalar(src, dst);
+        if n < p.rows {
+            p.part(n, 0, p.rows - n, 2).scalar(src, dst);
+        }
     }
 }
 
