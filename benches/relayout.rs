@@ -8,7 +8,8 @@
 //! machines `memcpy` does not stream at these sizes and a streaming copy is up to twice as
 //! fast; on a Zen 4 guest either width was the faster, run by run). All are measured in
 //! the same process. Every destination (the relayout's and the copies') starts on a
-//! 64-byte boundary (`AlignedBox`, what `RelayoutPlan::run_owned` returns).
+//! 64-byte boundary (`AlignedBox`, what `RelayoutPlan::run_owned` returns); the copies'
+//! source at the same place in a line as the relayout's (a `Vec`, 16 bytes past one).
 //!
 //! `cargo bench --bench relayout` runs one criterion group: for every case `copy`,
 //! `copy-stream` and the `relayout` itself, single-threaded (and `relayout-par` with
@@ -75,9 +76,11 @@ struct Case {
     rules: RelayoutPlan,
     src: Vec<u8>,
     dst: AlignedBox<u8>,
-    /// The copy's buffers: as many bytes as the relayout writes.
+    /// The copy's buffers: as many bytes as the relayout writes, the source at the same
+    /// place in a cache line as the relayout's (`copy_from`).
     copy_src: AlignedBox<u8>,
     copy_dst: AlignedBox<u8>,
+    copy_from: usize,
     /// The first run of the plan (the one that measures) over the median of the five after
     /// it; `None` when a run in this process had measured this shape already.
     first_run: Option<f64>,
@@ -142,11 +145,15 @@ fn case(&(name, from, to): &(&'static str, &str, &str)) -> Case {
     let src: Vec<u8> = (0..plan.src_len()).map(|i| (i * 31 + i / 4099) as u8).collect();
     let n = plan.dst_len();
     // Touch every page once so no measurement pays for first faults.
+    // The copies read from where the relayout does in a cache line (a `Vec` of megabytes
+    // starts 16 bytes past one), so that the baseline's loads meet the lines as the
+    // relayout's do; its destination starts on one, as the relayout's.
+    let copy_from = src.as_ptr() as usize % 64;
     let (mut dst, mut copy_src, mut copy_dst) =
-        (AlignedBox::zeroed(n), AlignedBox::zeroed(n), AlignedBox::zeroed(n));
+        (AlignedBox::zeroed(n), AlignedBox::zeroed(n + 64), AlignedBox::zeroed(n));
     dst.fill(1);
     copy_src.fill(2);
-    copy_dst.copy_from_slice(&copy_src);
+    copy_dst.copy_from_slice(&copy_src[copy_from..copy_from + n]);
     // One run on the rules first: the measuring run below then finds the buffers as every
     // later run does (`fill` left the destination's lines dirty in the cache, which slows
     // streaming stores into them).
@@ -158,7 +165,7 @@ fn case(&(name, from, to): &(&'static str, &str, &str)) -> Case {
     later.sort();
     let first_run = (!measured_before).then(|| first.as_secs_f64() / later[2].as_secs_f64());
     let second = plan.__remeasure(&src, &mut dst).unwrap();
-    Case { name, plan, rules, src, dst, copy_src, copy_dst, first_run, second }
+    Case { name, plan, rules, src, dst, copy_src, copy_dst, copy_from, first_run, second }
 }
 
 /// What a choice runs with, without how it was chosen.
@@ -224,10 +231,12 @@ fn bench(c: &mut Criterion) {
         let mut k = case(spec);
         group.throughput(Throughput::Bytes(k.plan.dst_len() as u64));
         group.bench_function(format!("copy/{}", k.name), |b| {
-            b.iter(|| k.copy_dst.copy_from_slice(black_box(&k.copy_src)))
+            let from = &k.copy_src[k.copy_from..k.copy_from + k.copy_dst.len()];
+            b.iter(|| k.copy_dst.copy_from_slice(black_box(from)))
         });
         group.bench_function(format!("copy-stream/{}", k.name), |b| {
-            b.iter(|| stream_copy(&mut k.copy_dst, black_box(&k.copy_src)))
+            let from = &k.copy_src[k.copy_from..k.copy_from + k.copy_dst.len()];
+            b.iter(|| stream_copy(&mut k.copy_dst, black_box(from)))
         });
         group.bench_function(format!("relayout/{}", k.name), |b| {
             b.iter(|| k.plan.run(black_box(&k.src), &mut k.dst).unwrap())
@@ -250,11 +259,12 @@ const COLUMNS: usize = 6;
 fn round(k: &mut Case) -> [Duration; COLUMNS] {
     let mut best = [Duration::MAX; COLUMNS];
     for _ in 0..9 {
-        let stream16 = time(|| stream_copy(&mut k.copy_dst, black_box(&k.copy_src)));
+        let from = &k.copy_src[k.copy_from..k.copy_from + k.copy_dst.len()];
+        let stream16 = time(|| stream_copy(&mut k.copy_dst, black_box(from)));
         let mut wide = true;
-        let stream64 = time(|| wide = stream_copy64(&mut k.copy_dst, black_box(&k.copy_src)));
+        let stream64 = time(|| wide = stream_copy64(&mut k.copy_dst, black_box(from)));
         let t = [
-            time(|| k.copy_dst.copy_from_slice(black_box(&k.copy_src))),
+            time(|| k.copy_dst.copy_from_slice(black_box(from))),
             if wide { stream16.min(stream64) } else { stream16 },
             time(|| k.plan.run(black_box(&k.src), &mut k.dst).unwrap()),
             time(|| k.rules.run(black_box(&k.src), &mut k.dst).unwrap()),
@@ -263,7 +273,7 @@ fn round(k: &mut Case) -> [Duration; COLUMNS] {
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
             #[cfg(feature = "rayon")]
-            wall(|| par_stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
+            wall(|| par_stream_copy(&mut k.copy_dst, black_box(from))),
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
         ];
