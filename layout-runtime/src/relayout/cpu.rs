@@ -179,11 +179,28 @@ impl Avx2 {
 /// Only where the compiler has the intrinsics (`cfg(xlayout_avx512)`, set by `build.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Avx512 {
-    pub avx2: Avx2,
-    pub vbmi: bool,
+    avx2: Avx2,
+    vbmi: bool,
 }
 
 impl Avx512 {
+    /// The AVX2 proof it carries.
+    pub(super) fn avx2(self) -> Avx2 {
+        self.avx2
+    }
+
+    /// Whether the CPU runs VBMI's byte permutes.
+    pub(super) fn vbmi(self) -> bool {
+        self.vbmi
+    }
+
+    /// The same proof without VBMI (a weaker claim, true whenever this one is): for the
+    /// tests of the kernels' other path.
+    #[cfg(test)]
+    pub(super) fn without_vbmi(self) -> Avx512 {
+        Avx512 { vbmi: false, ..self }
+    }
+
     pub(super) fn new() -> Option<Avx512> {
         #[cfg(all(xlayout_avx512, feature = "std"))]
         let (yes, vbmi) = (
@@ -237,7 +254,7 @@ impl Level {
         match self {
             Level::Avx2(avx) => Some(avx),
             #[cfg(xlayout_avx512)]
-            Level::Avx512(z) => Some(z.avx2),
+            Level::Avx512(z) => Some(z.avx2()),
             _ => None,
         }
     }

@@ -244,9 +244,10 @@ pub(super) fn measure<T: bytemuck::Pod, K: Kernels<T>>(
     let count = slice_count(b.len() / unit * item, timed);
     let cuts = cuts(b, dst.as_ptr() as usize, item, unit, count)?;
     // A block with too few slices for every round still measures, as many rounds as it
-    // has slices for (one at least, and one slice left), where its steps allow no more.
+    // has slices for, where its steps allow no more: at least half the most a trial
+    // takes, so that every candidate of the first stage runs and most run again.
     let slices = cuts.len() - 1;
-    if slices <= key.candidates.first().len() {
+    if slices <= timed / 2 || slices <= key.candidates.first().len() {
         return None;
     }
     let mut trial = Trial::new(&key.candidates);

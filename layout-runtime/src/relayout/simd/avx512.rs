@@ -220,7 +220,7 @@ pub(in super::super) fn groups<G: Group>(
     rep: Rep,
     stream: bool,
 ) {
-    if z.vbmi {
+    if z.vbmi() {
         // SAFETY: the implementation needs AVX-512 F, BW and VBMI, which the token proves.
         unsafe { groups_vbmi::<G>(z, src, dst, t, rep, stream) }
     } else {
@@ -246,7 +246,7 @@ macro_rules! groups_with {
             stream: bool,
         ) {
             let lower = |s: &[u8], d: &mut [u8], p, stream| {
-                avx2::groups::<G>(z.avx2, s, d, p, ONCE, stream)
+                avx2::groups::<G>(z.avx2(), s, d, p, ONCE, stream)
             };
             groups::run::<__m512i, G, $vbmi>(src, dst, t, rep, stream, lower)
         }
@@ -303,7 +303,7 @@ unsafe fn deinterleave_u16x2_imp(
             // per tile (and its own to SSE2's) cost 0.55 against 0.72 of a copy on the bf16
             // `T(8,128)(2,1)` case, a tile's 256-byte rows taking about 120 cycles.
             let rest = p.part(n, 0, p.rows - n, 2);
-            avx2::deinterleave_u16x2(z.avx2, src, dst, rest, ONCE, stream);
+            avx2::deinterleave_u16x2(z.avx2(), src, dst, rest, ONCE, stream);
         }
     }
 }

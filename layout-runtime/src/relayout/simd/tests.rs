@@ -106,8 +106,8 @@ fn lanes_order_the_quarters() {
 fn group_kernel<G: Group>(widths: &[usize]) {
     let Some(z) = avx512() else { return };
     let e = G::E;
-    for vbmi in [false, z.vbmi] {
-        let z = Avx512 { vbmi, ..z };
+    for z in [z.without_vbmi(), z] {
+        let vbmi = z.vbmi();
         for &cols in widths {
             for (s_off, d_off) in [(0, 0), (3, 16), (17, 32), (1, 48), (64, 5)] {
                 // X rows of `cols` elements, `cols + 3` apart; bytes for the nibble kernel.
