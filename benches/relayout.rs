@@ -1,33 +1,40 @@
 //! Relayout throughput against a memory copy of the same bytes and against numpy's recipe
 //! for the same case, in the same run, with the settings each plan chose.
 //!
-//! The baseline is the faster of two copies of as many bytes as the relayout writes:
-//! `copy_from_slice` (the C library's `memcpy`) and a copy with SSE2 non-temporal stores
-//! (`stream_copy` below; on some machines `memcpy` does not stream at these sizes and the
-//! streaming copy is up to twice as fast). Both are measured, in the same process. Every
-//! destination (the relayout's and the copies') starts on a 64-byte boundary
-//! (`AlignedBox`, what `RelayoutPlan::run_owned` returns).
+//! The baseline is the fastest of the copies of as many bytes as the relayout writes:
+//! `copy_from_slice` (the C library's `memcpy`) and copies with non-temporal stores, 16
+//! bytes a store (SSE2, `stream_copy` below) and, where the CPU has AVX-512, 64
+//! (`stream_copy64`); the table's "stream copy" is the faster of those two (on some
+//! machines `memcpy` does not stream at these sizes and a streaming copy is up to twice as
+//! fast; on a Zen 4 guest either width was the faster, run by run). All are measured in
+//! the same process. Every destination (the relayout's and the copies') starts on a
+//! 64-byte boundary (`AlignedBox`, what `RelayoutPlan::run_owned` returns); the copies'
+//! source at the same place in a line as the relayout's (a `Vec`, 16 bytes past one).
 //!
 //! `cargo bench --bench relayout` runs one criterion group: for every case `copy`,
 //! `copy-stream` and the `relayout` itself, single-threaded (and `relayout-par` with
-//! `--features rayon`). Afterwards it prints the machine (CPU, load average), then two
+//! `--features rayon`). Afterwards it prints the machine (CPU model, family and model, the
+//! SIMD extensions it has and the levels xlayout runs there, load average), then two
 //! tables of best-of-9 times measured back to back, the copies and the relayouts
 //! alternating, in rounds (three, or `RELAYOUT_BENCH_ROUNDS`): the round with the median
 //! fraction of the faster copy, and the range over the rounds. The first table has one
 //! thread: each relayout as a fraction of the faster copy, numpy's recipe for the case
 //! (`benches/relayout_numpy_xla.py --numpy-only`, run by this bench when `python3` with
 //! numpy is there), xlayout's speed over numpy's, and what the plan chose
-//! (`RelayoutPlan::choice`). The second has what measuring cost and gave: the first run
-//! (the one that measures) against the runs after it, and the plan's rules alone
-//! (`with_measuring(false)`) as a fraction of the faster copy; and, with `--features rayon`,
+//! (`RelayoutPlan::choice`: its settings, and for a measured choice how far ahead of the
+//! next candidate it was, the winner's own noise and its speed against a copy timed beside
+//! it). The second has what measuring cost and gave: the first run (the one that
+//! measures) against the runs after it, and the plan's rules alone
+//! (`with_measuring(false)`) as a fraction of the faster copy; with `--features rayon`,
 //! the parallel relayout against the one-thread copy and against the streaming copy split
 //! between all threads (cut on cache lines): what the memory system gives this machine's
-//! cores together, the ceiling of any parallel relayout.
+//! cores together, the ceiling of any parallel relayout; and what a second measuring run
+//! of the plan chose ("the same" when the two agree). The tables are Markdown, to paste.
 //! `RELAYOUT_BENCH_SUMMARY_ONLY=1` skips criterion and prints only the tables (and only
 //! then is each plan's first run in the process its measuring run);
 //! `RELAYOUT_BENCH_CASE=text` keeps only the cases whose name contains `text`;
 //! `RELAYOUT_BENCH_NUMPY=0` leaves numpy out;
-//! `XLAYOUT_SIMD=sse2` (or `portable`) runs the plans at that SIMD level;
+//! `XLAYOUT_SIMD=avx2` (or `sse2`, `portable`) runs the plans at that SIMD level;
 //! `RELAYOUT_BENCH_CLOCK=thread` times the one-thread figures on the thread's CPU clock
 //! (for a busy machine: time descheduled does not count; the parallel ones stay wall-clock).
 
@@ -36,7 +43,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use xlayout::{AlignedBox, ArrayShape, ChosenBy, RelayoutPlan};
+use xlayout::{AlignedBox, ArrayShape, ChosenBy, RelayoutPlan, Simd};
 
 /// (name, from, to); the names are those of `relayout_numpy_xla.py`.
 const CASES: &[(&str, &str, &str)] = &[
@@ -69,12 +76,17 @@ struct Case {
     rules: RelayoutPlan,
     src: Vec<u8>,
     dst: AlignedBox<u8>,
-    /// The copy's buffers: as many bytes as the relayout writes.
+    /// The copy's buffers: as many bytes as the relayout writes, the source at the same
+    /// place in a cache line as the relayout's (`copy_from`).
     copy_src: AlignedBox<u8>,
     copy_dst: AlignedBox<u8>,
+    copy_from: usize,
     /// The first run of the plan (the one that measures) over the median of the five after
     /// it; `None` when a run in this process had measured this shape already.
     first_run: Option<f64>,
+    /// What a second measuring run chose (`RelayoutPlan::__remeasure`, not remembered):
+    /// whether two measurements of the plan agree.
+    second: xlayout::RelayoutChoice,
 }
 
 fn array(text: &str) -> xlayout::ArrayShape {
@@ -133,11 +145,15 @@ fn case(&(name, from, to): &(&'static str, &str, &str)) -> Case {
     let src: Vec<u8> = (0..plan.src_len()).map(|i| (i * 31 + i / 4099) as u8).collect();
     let n = plan.dst_len();
     // Touch every page once so no measurement pays for first faults.
+    // The copies read from where the relayout does in a cache line (a `Vec` of megabytes
+    // starts 16 bytes past one), so that the baseline's loads meet the lines as the
+    // relayout's do; its destination starts on one, as the relayout's.
+    let copy_from = src.as_ptr() as usize % 64;
     let (mut dst, mut copy_src, mut copy_dst) =
-        (AlignedBox::zeroed(n), AlignedBox::zeroed(n), AlignedBox::zeroed(n));
+        (AlignedBox::zeroed(n), AlignedBox::zeroed(n + 64), AlignedBox::zeroed(n));
     dst.fill(1);
     copy_src.fill(2);
-    copy_dst.copy_from_slice(&copy_src);
+    copy_dst.copy_from_slice(&copy_src[copy_from..copy_from + n]);
     // One run on the rules first: the measuring run below then finds the buffers as every
     // later run does (`fill` left the destination's lines dirty in the cache, which slows
     // streaming stores into them).
@@ -148,7 +164,13 @@ fn case(&(name, from, to): &(&'static str, &str, &str)) -> Case {
         (0..5).map(|_| time(|| plan.run(&src, &mut dst).unwrap())).collect();
     later.sort();
     let first_run = (!measured_before).then(|| first.as_secs_f64() / later[2].as_secs_f64());
-    Case { name, plan, rules, src, dst, copy_src, copy_dst, first_run }
+    let second = plan.__remeasure(&src, &mut dst).unwrap();
+    Case { name, plan, rules, src, dst, copy_src, copy_dst, copy_from, first_run, second }
+}
+
+/// What a choice runs with, without how it was chosen.
+fn settings(c: &xlayout::RelayoutChoice) -> (Simd, bool, usize, usize, bool) {
+    (c.simd(), c.streams(), c.transpose_rows(), c.row_groups(), c.reorders())
 }
 
 /// `dst.copy_from_slice(src)` with SSE2 non-temporal stores from the first 16-byte boundary
@@ -179,6 +201,16 @@ fn stream_copy(dst: &mut [u8], src: &[u8]) {
     dst.copy_from_slice(src);
 }
 
+/// A copy with AVX-512's 64-byte non-temporal stores, a whole line each, where the CPU has
+/// them (`false` where it has not, and the copy had 16-byte stores): the other width of
+/// streaming copy, faster than the 16-byte one on some machines and slower on others (on a
+/// Zen 4 guest either, run by run). The library's (`__stream_copy`): what a measuring plan
+/// compares its candidates with; the intrinsics are newer than the workspace's
+/// rust-version, and the library's build finds out whether the compiler has them.
+fn stream_copy64(dst: &mut [u8], src: &[u8]) -> bool {
+    xlayout::__stream_copy(dst, src, true)
+}
+
 /// [`stream_copy`] on all threads, each taking a run of whole cache lines of `dst`.
 #[cfg(feature = "rayon")]
 fn par_stream_copy(dst: &mut [u8], src: &[u8]) {
@@ -199,10 +231,12 @@ fn bench(c: &mut Criterion) {
         let mut k = case(spec);
         group.throughput(Throughput::Bytes(k.plan.dst_len() as u64));
         group.bench_function(format!("copy/{}", k.name), |b| {
-            b.iter(|| k.copy_dst.copy_from_slice(black_box(&k.copy_src)))
+            let from = &k.copy_src[k.copy_from..k.copy_from + k.copy_dst.len()];
+            b.iter(|| k.copy_dst.copy_from_slice(black_box(from)))
         });
         group.bench_function(format!("copy-stream/{}", k.name), |b| {
-            b.iter(|| stream_copy(&mut k.copy_dst, black_box(&k.copy_src)))
+            let from = &k.copy_src[k.copy_from..k.copy_from + k.copy_dst.len()];
+            b.iter(|| stream_copy(&mut k.copy_dst, black_box(from)))
         });
         group.bench_function(format!("relayout/{}", k.name), |b| {
             b.iter(|| k.plan.run(black_box(&k.src), &mut k.dst).unwrap())
@@ -215,9 +249,9 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// The times one round takes the best of 9 of: memcpy, the streaming copy, the relayout,
-/// the relayout on its rules alone, and (with rayon) the parallel relayout and the
-/// streaming copy on all threads.
+/// The times one round takes the best of 9 of: memcpy, the streaming copy (the faster of
+/// its 16- and 64-byte stores), the relayout, the relayout on its rules alone, and (with
+/// rayon) the parallel relayout and the streaming copy on all threads.
 const COLUMNS: usize = 6;
 
 /// One round: the best of 9 of each, taken in turn so a disturbance (another process on
@@ -225,9 +259,13 @@ const COLUMNS: usize = 6;
 fn round(k: &mut Case) -> [Duration; COLUMNS] {
     let mut best = [Duration::MAX; COLUMNS];
     for _ in 0..9 {
+        let from = &k.copy_src[k.copy_from..k.copy_from + k.copy_dst.len()];
+        let stream16 = time(|| stream_copy(&mut k.copy_dst, black_box(from)));
+        let mut wide = true;
+        let stream64 = time(|| wide = stream_copy64(&mut k.copy_dst, black_box(from)));
         let t = [
-            time(|| k.copy_dst.copy_from_slice(black_box(&k.copy_src))),
-            time(|| stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
+            time(|| k.copy_dst.copy_from_slice(black_box(from))),
+            if wide { stream16.min(stream64) } else { stream16 },
             time(|| k.plan.run(black_box(&k.src), &mut k.dst).unwrap()),
             time(|| k.rules.run(black_box(&k.src), &mut k.dst).unwrap()),
             #[cfg(feature = "rayon")]
@@ -235,7 +273,7 @@ fn round(k: &mut Case) -> [Duration; COLUMNS] {
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
             #[cfg(feature = "rayon")]
-            wall(|| par_stream_copy(&mut k.copy_dst, black_box(&k.copy_src))),
+            wall(|| par_stream_copy(&mut k.copy_dst, black_box(from))),
             #[cfg(not(feature = "rayon"))]
             Duration::MAX,
         ];
@@ -282,16 +320,32 @@ fn numpy(rounds: usize) -> Vec<(String, f64, f64)> {
     String::from_utf8_lossy(&out.stdout).lines().filter_map(parse).collect()
 }
 
-/// What the figures were taken on: the CPU model and the load average.
+/// What the figures were taken on: the CPU (model name, family, model and stepping from
+/// `/proc/cpuinfo`, the SIMD extensions of x86 that the kernels care about, and the levels
+/// xlayout runs there) and the load average.
 fn machine() -> (String, String) {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|info| {
-        let line = info.lines().find(|l| l.starts_with("model name"))?;
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| -> Option<String> {
+        let line = info.lines().find(|l| l.split(':').next().map(str::trim) == Some(name))?;
         Some(line.split(':').nth(1)?.trim().to_string())
-    });
+    };
+    let model = field("model name").unwrap_or_else(|| "unknown CPU".into());
+    let id = match (field("cpu family"), field("model"), field("stepping")) {
+        (Some(f), Some(m), Some(s)) => format!(", family {f} model {m} stepping {s}"),
+        _ => String::new(),
+    };
+    let flags = field("flags").unwrap_or_default();
+    let wanted = ["avx2", "avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx512_vbmi2"];
+    let has: Vec<&str> = wanted.into_iter().filter(|w| flags.split(' ').any(|f| f == *w)).collect();
+    let levels: Vec<&str> = Simd::supported().map(Simd::name).collect();
     let load = std::fs::read_to_string("/proc/loadavg").ok();
     let load = load.map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "));
     let threads = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let cpu = format!("{} ({threads} threads)", cpu.unwrap_or_else(|| "unknown CPU".into()));
+    let cpu = format!(
+        "{model}{id} ({threads} threads; {}; xlayout levels: {})",
+        if has.is_empty() { String::from("no AVX2 or AVX-512") } else { has.join(" ") },
+        levels.join(", ")
+    );
     (cpu, load.unwrap_or_else(|| "unknown".into()))
 }
 
@@ -349,7 +403,12 @@ fn summary(_: &mut Criterion) {
         } else {
             String::from("- | - | - | -")
         };
-        more.push(format!("| {} | {first} | {rules:.2} | {ratio:.2} | {par} |", k.name));
+        let second = match (k.plan.choice().how(), settings(&k.plan.choice())) {
+            (ChosenBy::Rules, _) => String::from("-"),
+            (_, chosen) if chosen == settings(&k.second) => String::from("the same"),
+            _ => k.second.to_string(),
+        };
+        more.push(format!("| {} | {first} | {rules:.2} | {ratio:.2} | {par} | {second} |", k.name));
     }
     println!();
     println!(
@@ -363,9 +422,9 @@ fn summary(_: &mut Criterion) {
     println!(
         "| case | first run ÷ later runs | rules alone ÷ faster copy | measured ÷ faster copy | \
          relayout-par GB/s | par ÷ faster copy | stream copy, all threads, GB/s | \
-         par ÷ all-threads copy |"
+         par ÷ all-threads copy | a second measurement's choice |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
     more.iter().for_each(|row| println!("{row}"));
     println!();
     println!("load average {} at the end", machine().1);

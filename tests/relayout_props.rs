@@ -369,7 +369,7 @@ fn an_unknown_simd_level_is_ignored_with_one_warning() {
     assert!(out.status.success(), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
     let warning =
-        "warning: XLAYOUT_SIMD=\"avx9\" is ignored: it takes `portable`, `sse2` or `avx2`";
+        "warning: XLAYOUT_SIMD=\"avx9\" is ignored: it takes `portable`, `sse2`, `avx2` or `avx512`";
     assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
     assert_eq!(stderr.matches("warning").count(), 1, "{stderr}");
 }

@@ -98,6 +98,9 @@ pub use parse::SourceMap;
 pub use plan::{
     IndexProgram, MemoryOrder, PadReshapeTranspose, Plan, RowMajor, RowMajorOffsets, TileLevel,
 };
+#[cfg(feature = "std")]
+#[doc(hidden)]
+pub use relayout::__stream_copy;
 #[cfg(feature = "alloc")]
 pub use relayout::{relayout, ChosenBy, RelayoutChoice, RelayoutPlan, Simd};
 #[cfg(feature = "alloc")]

@@ -61,6 +61,20 @@ pub enum ChosenBy {
         measured_bytes: usize,
         /// Time of the timed slices, in microseconds.
         micros: u64,
+        /// How far ahead of the next fastest candidate the winner's best slice was, in
+        /// thousandths of its time (0 when it was timed alone).
+        lead_permille: u32,
+        /// The winner's own spread: its median slice over its best, less one, in
+        /// thousandths. A lead below it is within the noise: another measuring run may
+        /// choose the other candidate, which is then about as fast.
+        noise_permille: u32,
+        /// The winner's speed as a fraction of a streaming copy of as many bytes timed
+        /// beside it, in thousandths (0 where there was no such copy).
+        copy_permille: u32,
+        /// Whether a later run measured again, because this winner ran slower than the
+        /// copy by more than its noise; the better of the two choices (by the fraction of
+        /// the copy) is this one.
+        rechecked: bool,
     },
 }
 
@@ -87,7 +101,8 @@ impl RelayoutChoice {
         self.stream
     }
 
-    /// Source rows a large transpose takes at a time.
+    /// Source rows a large transpose takes at a time (the AVX-512 transpose walks four
+    /// times as many down each strip of 32 columns before the next).
     pub fn transpose_rows(&self) -> usize {
         self.rows
     }
@@ -120,12 +135,31 @@ impl fmt::Display for RelayoutChoice {
         }
         match self.how {
             ChosenBy::Rules => write!(f, ": rules")?,
-            ChosenBy::Measured { candidates, measured_bytes, micros } => write!(
-                f,
-                ": measured, {candidates} candidates on {:.1} MiB in {:.2} ms",
-                measured_bytes as f64 / (1 << 20) as f64,
-                micros as f64 / 1000.0
-            )?,
+            ChosenBy::Measured {
+                candidates,
+                measured_bytes,
+                micros,
+                lead_permille,
+                noise_permille,
+                copy_permille,
+                rechecked,
+            } => {
+                write!(
+                    f,
+                    ": measured, {candidates} candidates on {:.1} MiB in {:.2} ms, ahead by \
+                     {:.1}% (noise {:.1}%)",
+                    measured_bytes as f64 / (1 << 20) as f64,
+                    micros as f64 / 1000.0,
+                    f64::from(lead_permille) / 10.0,
+                    f64::from(noise_permille) / 10.0,
+                )?;
+                if copy_permille > 0 {
+                    write!(f, ", {:.2} of a copy", f64::from(copy_permille) / 1000.0)?;
+                }
+                if rechecked {
+                    write!(f, ", re-checked")?;
+                }
+            }
         }
         match (self.forced.simd, self.forced.stream) {
             (true, true) => write!(f, " (SIMD level and stores forced)"),

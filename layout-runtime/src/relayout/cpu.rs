@@ -6,9 +6,9 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// The instruction set a [`RelayoutPlan`](crate::RelayoutPlan)'s kernels use.
 ///
 /// A plan picks the best level the machine runs when it is built ([`Simd::detect`]), lowered
-/// to the one the environment variable `XLAYOUT_SIMD` names if it is set (`portable`, `sse2`
-/// or `avx2`; any other value is ignored, with a warning on standard error once per process,
-/// under the `std` feature); [`RelayoutPlan::with_simd`] chooses another. A
+/// to the one the environment variable `XLAYOUT_SIMD` names if it is set (`portable`, `sse2`,
+/// `avx2` or `avx512`; any other value is ignored, with a warning on standard error once per
+/// process, under the `std` feature); [`RelayoutPlan::with_simd`] chooses another. A
 /// level the machine does not run is never used: the best one below it is. Every level
 /// produces the same bytes; they differ only in speed.
 ///
@@ -33,14 +33,20 @@ pub enum Simd {
     /// The AVX2 kernels (x86_64 machines with AVX2, found at run time): 32-byte shuffles,
     /// the SSE2 kernels where AVX2 has nothing better.
     Avx2,
+    /// The AVX-512 kernels (x86_64 machines with AVX-512 F and BW, found at run time, built
+    /// with Rust 1.89 or later, whose `core::arch` has them): 64-byte loads and non-temporal
+    /// stores, whole cache lines at a time; two-source word permutes (`vpermt2w`) for row
+    /// pairs, and byte permutes (`vpermt2b`) for the `(4,1)` quads where the CPU has VBMI;
+    /// the AVX2 kernels where AVX-512 has nothing better.
+    Avx512,
 }
 
-const LEVELS: [Simd; 3] = [Simd::Portable, Simd::Sse2, Simd::Avx2];
+const LEVELS: [Simd; 4] = [Simd::Portable, Simd::Sse2, Simd::Avx2, Simd::Avx512];
 
 impl Simd {
-    /// The best level this machine runs. AVX2 is found at run time with the `std` feature
-    /// (`is_x86_feature_detected!`), and without it only when the build enables it
-    /// (`-C target-feature=+avx2`).
+    /// The best level this machine runs. AVX2 and AVX-512 are found at run time with the
+    /// `std` feature (`is_x86_feature_detected!`), and without it only when the build enables
+    /// them (`-C target-feature=+avx2`, `+avx512f,+avx512bw`).
     ///
     /// ```
     /// use layout_runtime::Simd;
@@ -48,7 +54,9 @@ impl Simd {
     /// assert!(layout_runtime::Simd::detect() >= Simd::Sse2);
     /// ```
     pub fn detect() -> Simd {
-        if Avx2::new().is_some() {
+        if Avx512::new().is_some() {
+            Simd::Avx512
+        } else if Avx2::new().is_some() {
             Simd::Avx2
         } else if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) {
             Simd::Sse2
@@ -88,11 +96,12 @@ impl Simd {
             Simd::Portable => "portable",
             Simd::Sse2 => "sse2",
             Simd::Avx2 => "avx2",
+            Simd::Avx512 => "avx512",
         }
     }
 
-    /// The level named `name` (`portable`, `sse2` or `avx2`), whether this machine runs it
-    /// or not.
+    /// The level named `name` (`portable`, `sse2`, `avx2` or `avx512`), whether this machine
+    /// runs it or not.
     ///
     /// ```
     /// use layout_runtime::Simd;
@@ -144,7 +153,7 @@ macro_rules! env_once {
 
 /// `XLAYOUT_SIMD`.
 pub(super) fn env_simd() -> Option<Simd> {
-    env_once!("XLAYOUT_SIMD", Simd, Simd::from_name, "`portable`, `sse2` or `avx2`")
+    env_once!("XLAYOUT_SIMD", Simd, Simd::from_name, "`portable`, `sse2`, `avx2` or `avx512`")
 }
 
 /// Proof that this CPU runs AVX2: the only constructor checks, so a kernel that takes one
@@ -164,7 +173,53 @@ impl Avx2 {
     }
 }
 
-/// The level a plan's kernels run at, with the proof the AVX2 kernels need.
+/// Proof that this CPU runs AVX-512 F and BW (and AVX2, which every such CPU has: the kernels
+/// fall back to the AVX2 ones for what AVX-512 does no better), and whether it runs VBMI's
+/// byte permutes: the only constructor checks, so a kernel that takes one may use them.
+/// Only where the compiler has the intrinsics (`cfg(xlayout_avx512)`, set by `build.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Avx512 {
+    avx2: Avx2,
+    vbmi: bool,
+}
+
+impl Avx512 {
+    /// The AVX2 proof it carries.
+    pub(super) fn avx2(self) -> Avx2 {
+        self.avx2
+    }
+
+    /// Whether the CPU runs VBMI's byte permutes.
+    pub(super) fn vbmi(self) -> bool {
+        self.vbmi
+    }
+
+    /// The same proof without VBMI (a weaker claim, true whenever this one is): for the
+    /// tests of the kernels' other path.
+    #[cfg(test)]
+    pub(super) fn without_vbmi(self) -> Avx512 {
+        Avx512 { vbmi: false, ..self }
+    }
+
+    pub(super) fn new() -> Option<Avx512> {
+        #[cfg(all(xlayout_avx512, feature = "std"))]
+        let (yes, vbmi) = (
+            std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw"),
+            std::is_x86_feature_detected!("avx512vbmi"),
+        );
+        #[cfg(all(xlayout_avx512, not(feature = "std")))]
+        let (yes, vbmi) = (
+            cfg!(all(target_feature = "avx512f", target_feature = "avx512bw")),
+            cfg!(target_feature = "avx512vbmi"),
+        );
+        #[cfg(not(xlayout_avx512))]
+        let (yes, vbmi) = (false, false);
+        let avx2 = Avx2::new()?;
+        yes.then_some(Avx512 { avx2, vbmi })
+    }
+}
+
+/// The level a plan's kernels run at, with the proof the AVX2 and AVX-512 kernels need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Level {
     Portable,
@@ -172,6 +227,8 @@ pub(super) enum Level {
     Sse2,
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     Avx2(Avx2),
+    #[cfg(xlayout_avx512)]
+    Avx512(Avx512),
 }
 
 impl Level {
@@ -183,7 +240,21 @@ impl Level {
             Simd::Sse2 => Some(Level::Sse2),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Simd::Avx2 => Avx2::new().map(Level::Avx2),
-            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            #[cfg(xlayout_avx512)]
+            Simd::Avx512 => Avx512::new().map(Level::Avx512),
+            #[allow(unreachable_patterns)] // every level exists on x86_64 with Rust 1.89
+            _ => None,
+        }
+    }
+
+    /// The AVX2 proof at this level or above it (the AVX-512 level runs the AVX2 kernels
+    /// where it has none of its own).
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    pub(super) fn avx2(self) -> Option<Avx2> {
+        match self {
+            Level::Avx2(avx) => Some(avx),
+            #[cfg(xlayout_avx512)]
+            Level::Avx512(z) => Some(z.avx2()),
             _ => None,
         }
     }
@@ -195,6 +266,8 @@ impl Level {
             Level::Sse2 => Simd::Sse2,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Level::Avx2(_) => Simd::Avx2,
+            #[cfg(xlayout_avx512)]
+            Level::Avx512(_) => Simd::Avx512,
         }
     }
 
@@ -315,8 +388,29 @@ pub(super) fn env_stream_min() -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// Says on standard error, past the test harness's capture (which takes only what
+    /// `print!` and `eprint!` write), that `what` did not run because this machine lacks
+    /// `level`: a test that cannot run its subject must not look like one that passed.
+    /// Where the environment variable `XLAYOUT_REQUIRE_SIMD` names `level` or one above it
+    /// (a machine known to have it, as CI can say), it fails instead.
+    #[cfg(feature = "std")]
+    pub(in super::super) fn say_untested(level: Simd, what: &str) {
+        use std::io::Write;
+        let why = if level == Simd::Avx512 && !cfg!(xlayout_avx512) {
+            "this compiler has no AVX-512 intrinsics (Rust 1.89 and later have them)"
+        } else {
+            "this CPU does not run it"
+        };
+        let required = std::env::var("XLAYOUT_REQUIRE_SIMD").ok();
+        if let Some(required) = required.as_deref().and_then(Simd::from_name) {
+            assert!(required < level, "{what}: XLAYOUT_REQUIRE_SIMD={required:?}, but {why}");
+        }
+        let line = std::format!("NOT TESTED: {what} at the {} level: {why}\n", level.name());
+        let _ = std::io::stderr().write_all(line.as_bytes());
+    }
 
     #[test]
     fn levels_and_names() {

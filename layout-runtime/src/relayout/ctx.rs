@@ -31,6 +31,9 @@ pub(super) struct Reads {
     pub groups: bool,
     /// The order of the outer loops (a block has another).
     pub order: bool,
+    /// The width of the streaming stores of runs, which the level sets (16 bytes below
+    /// AVX-512, 64 at it).
+    pub widths: bool,
 }
 
 impl Reads {
@@ -43,9 +46,11 @@ impl Reads {
         regroups(&b.outer) || regroups(&b.alt)
     }
 
-    /// What every block's kernels read: the loop order, where a block has two.
+    /// What every block's kernels read: the loop order, where a block has two; and for
+    /// runs, the width of their streaming stores.
     pub(super) fn of(b: &Block) -> Reads {
-        Reads { order: !b.alt.is_empty(), ..Reads::default() }
+        let widths = matches!(b.inner, Inner::Run(_));
+        Reads { order: !b.alt.is_empty(), widths, ..Reads::default() }
     }
 }
 
@@ -57,6 +62,7 @@ impl core::ops::BitOr for Reads {
             rows: self.rows | o.rows,
             groups: self.groups | o.groups,
             order: self.order | o.order,
+            widths: self.widths | o.widths,
         }
     }
 }
@@ -65,6 +71,10 @@ impl Ctx {
     /// `dst.copy_from_slice(src)`, streamed when the context says so.
     #[inline(always)]
     pub(super) fn put(self, dst: &mut [u8], src: &[u8]) {
+        #[cfg(xlayout_avx512)]
+        if let (true, Level::Avx512(z)) = (self.stream, self.level) {
+            return super::simd::avx512::stream_copy(z, dst, src);
+        }
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         if self.stream {
             return super::simd::stream::stream_copy(dst, src);
@@ -82,6 +92,10 @@ impl Ctx {
         run: usize,
         piece: impl Fn(usize) -> &'s [u8],
     ) {
+        #[cfg(xlayout_avx512)]
+        if let (true, Level::Avx512(z)) = (self.stream, self.level) {
+            return super::simd::avx512::stream_gather(z, dst, run, piece);
+        }
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         if self.stream {
             return super::simd::stream::stream_gather(dst, run, piece);
@@ -98,6 +112,29 @@ impl Ctx {
             super::simd::stream::fence();
         }
     }
+}
+
+/// `dst.copy_from_slice(src)` with non-temporal stores, 64 bytes a store where `wide` and
+/// the CPU has AVX-512, 16 otherwise (nothing streamed without SSE2), ordered by a fence:
+/// the streaming copy a measuring plan times beside its candidates (`trial`).
+/// Returns whether the stores were 64 bytes wide.
+#[cfg(feature = "std")]
+pub(super) fn stream_copy(dst: &mut [u8], src: &[u8], wide: bool) -> bool {
+    #[cfg(xlayout_avx512)]
+    if let (true, Some(z)) = (wide, super::cpu::Avx512::new()) {
+        super::simd::avx512::stream_copy(z, dst, src);
+        super::simd::stream::fence();
+        return true;
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        super::simd::stream::stream_copy(dst, src);
+        super::simd::stream::fence();
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    dst.copy_from_slice(src);
+    let _ = wide;
+    false
 }
 
 /// The kernels of one kind of element, over slices of `T`.

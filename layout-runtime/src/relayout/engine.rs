@@ -4,6 +4,7 @@
 
 use alloc::vec::Vec;
 
+use super::choice::ChosenBy;
 use super::ctx::{Ctx, Kernels, Reads};
 use super::decompose::{self, Block};
 use super::elem::Elem;
@@ -14,7 +15,7 @@ use super::packed::Packed;
 #[cfg(feature = "rayon")]
 use super::parallel;
 #[cfg(feature = "std")]
-use super::trial;
+use super::trial::{self, Purpose};
 use crate::Plan;
 
 /// The strided copy of a pair of layouts over whole elements.
@@ -84,10 +85,16 @@ impl Engine {
         dst: &mut [u8],
         how: How,
         exec: Exec,
-    ) {
+    ) -> Measured {
         match self {
-            Engine::Zero => dst.fill(0),
-            Engine::General => general::copy(from, to, src, dst),
+            Engine::Zero => {
+                dst.fill(0);
+                None
+            }
+            Engine::General => {
+                general::copy(from, to, src, dst);
+                None
+            }
             Engine::Bytes { size, blocks } => match size {
                 1 => elements::<u8>(src, dst, blocks, how, exec),
                 2 => elements::<u16>(src, dst, blocks, how, exec),
@@ -130,12 +137,21 @@ impl Blocks {
     }
 }
 
-/// The settings of a run, and the key to measure them under when this run measures.
+/// The settings of a run, and the key to measure them under (and what for) when this run
+/// measures.
 #[derive(Clone, Debug)]
 pub(super) struct How {
     pub ctx: Ctx,
-    pub measure: Option<Key>,
+    pub measure: Option<(Key, Purpose)>,
 }
+
+/// What the first slices of a measuring run chose (`None` where no run measured).
+pub(super) type Measured = Option<(Ctx, ChosenBy)>;
+
+/// Without a clock nothing measures: the purposes of `trial` are never made.
+#[cfg(not(feature = "std"))]
+#[derive(Clone, Debug)]
+pub(super) enum Purpose {}
 
 /// Where the blocks run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,7 +186,13 @@ fn run_block<T: Send>(
 
 /// Views the buffers as integers `I` when both are aligned for it, else as byte arrays of
 /// the same size (alignment 1: any buffer qualifies).
-fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, how: How, exec: Exec) {
+fn elements<I: Elem>(
+    src: &[u8],
+    dst: &mut [u8],
+    blocks: &Blocks,
+    how: How,
+    exec: Exec,
+) -> Measured {
     if let (Ok(s), Ok(d)) =
         (bytemuck::try_cast_slice::<u8, I>(src), bytemuck::try_cast_slice_mut::<u8, I>(dst))
     {
@@ -186,16 +208,16 @@ fn elements<I: Elem>(src: &[u8], dst: &mut [u8], blocks: &Blocks, how: How, exec
                     let d: &mut [[u8; $n]] = bytemuck::cast_slice_mut(dst);
                     run_blocks(Whole, s, d, blocks, how.clone(), exec)
                 })*
-                _ => {}
+                _ => None,
             }
         };
     }
-    unaligned!(1, 2, 4, 8, 16);
+    unaligned!(1, 2, 4, 8, 16)
 }
 
 /// The strided path: every copy block, then the destination's padding and tail. A run
 /// that measures times its candidates on the first slices of the largest block
-/// (`measure::first_run`), then does the rest with the winner.
+/// (`trial::measure`), then does the rest with the winner, and returns what it chose.
 fn run_blocks<T: bytemuck::Pod + Send + Sync, K: Kernels<T>>(
     k: K,
     src: &[T],
@@ -203,18 +225,23 @@ fn run_blocks<T: bytemuck::Pod + Send + Sync, K: Kernels<T>>(
     blocks: &Blocks,
     how: How,
     exec: Exec,
-) {
+) -> Measured {
     // Measuring runs the first slices of the largest block: the rest of it is left.
     #[cfg(feature = "std")]
-    let (ctx, rest) = match (how.measure, blocks.largest()) {
-        (Some(key), Some(i)) => match trial::first_run(k, src, dst, &blocks.copies[i], key) {
-            Some((rest, winner)) => (winner, Some((i, rest))),
-            None => (how.ctx, None),
-        },
-        _ => (how.ctx, None),
+    let (ctx, rest, measured) = match (how.measure, blocks.largest()) {
+        (Some((key, purpose)), Some(i)) => {
+            match trial::measure(k, src, dst, &blocks.copies[i], key, purpose) {
+                Some((rest, winner, chosen)) => (winner, Some((i, rest)), Some((winner, chosen))),
+                None => (how.ctx, None, None),
+            }
+        }
+        _ => (how.ctx, None, None),
     };
     #[cfg(not(feature = "std"))]
-    let (ctx, rest): (Ctx, Option<(usize, Block)>) = (how.ctx, None);
+    let (ctx, rest, measured): (Ctx, Option<(usize, Block)>, Measured) = match how.measure {
+        Some((_, purpose)) => match purpose {}, // none without `std`
+        None => (how.ctx, None, None),
+    };
     for (i, b) in blocks.copies.iter().enumerate() {
         let b = match &rest {
             Some((j, part)) if *j == i => part,
@@ -229,4 +256,5 @@ fn run_blocks<T: bytemuck::Pod + Send + Sync, K: Kernels<T>>(
         run_block(b, dst, K::PER_ITEM, ctx, exec, |b, dst, origin| k.zero_block(dst, b, origin));
     }
     k.zero_tail(dst, blocks.tail);
+    measured
 }

@@ -145,15 +145,22 @@ fn transpose<T: Elem>(src: &[T], dst: &mut [T], t: Transpose, ctx: Ctx) {
         bytemuck::try_cast_slice_mut::<T, [u8; 4]>(dst),
     ) {
         use super::simd::{avx2, sse2};
-        match ctx.level {
-            Level::Avx2(avx) => {
-                for e in avx2::transpose8(avx, src, dst, t, ctx.rows, ctx.stream) {
-                    sse2::transpose4(src, dst, e, ctx.rows);
-                }
+        #[cfg(xlayout_avx512)]
+        if let Level::Avx512(z) = ctx.level {
+            // The column walk's band: see `RelayoutChoice::transpose_rows`.
+            let band = 4 * ctx.rows;
+            if super::simd::transpose16::transpose16(z, src, dst, t, band, ctx.stream) {
                 return;
             }
-            Level::Sse2 => return sse2::transpose4(src, dst, t, ctx.rows),
-            Level::Portable => {}
+        }
+        if let Some(avx) = ctx.level.avx2() {
+            for e in avx2::transpose8(avx, src, dst, t, ctx.rows, ctx.stream) {
+                sse2::transpose4(src, dst, e, ctx.rows);
+            }
+            return;
+        }
+        if ctx.level == Level::Sse2 {
+            return sse2::transpose4(src, dst, t, ctx.rows);
         }
     }
     for e in blocked::<T, 8>(src, dst, t, ctx.rows) {

@@ -6,26 +6,34 @@
 //! slices of its own work, keeps the fastest, and remembers it for the process.
 //!
 //! - The candidates ([`Candidates`]) are the settings the plan's kernels read: the SIMD
-//!   level (SSE2 and AVX2 where the CPU has it, only for plans with transposes: runs are
-//!   copied the same way at every level), streaming or cached stores, the order of a
-//!   block's outer loops where it has two (destination order keeps the writes in few long
-//!   runs, source order the reads; `decompose` picks one by a count of streams), the source
-//!   rows a
-//!   large transpose takes at a time (the rule's value, half and twice it), and the row
-//!   groups a regrouping kernel writes in one piece (1, 2 or 4). A setting the caller fixed
+//!   level (SSE2, AVX2 and AVX-512 where the CPU has them, for plans with transposes; for
+//!   runs, which every level below AVX-512 streams 16 bytes a store, AVX-512's 64 bytes
+//!   against SSE2's 16), streaming or cached stores, the order of a block's outer loops
+//!   where it has two (destination order keeps the writes in few long runs, source order
+//!   the reads; `decompose` picks one by a count of streams), the source rows a large
+//!   transpose takes at a time (the rule's value, half and twice it), and the row groups a
+//!   regrouping kernel writes in one piece (1, 2 or 4). A setting the caller fixed
 //!   (`with_simd`, `with_stream_min`, `XLAYOUT_SIMD`, `XLAYOUT_STREAM_MIN`) has one value.
-//! - The largest copy block is cut into 128 slices along its destination, on cache lines
-//!   (`split`), and the slices are timed one candidate each (`trial`): first every SIMD
-//!   level with both kinds of stores and both loop orders, then the winner against its
-//!   block-size variants, three rounds each in rotated order (after the first round only
-//!   the candidates within a quarter of the best time run again); each candidate keeps its
-//!   best time, so one disturbed slice does not decide. The winner does the rest of the
-//!   run. The slices are the run's own work, so measuring costs only the difference
-//!   between the candidates on the slices they ran (a loser by more than a quarter runs
-//!   one slice). On a 2-core AMD EPYC (Zen 3) guest the measuring run of the eight
-//!   benchmark cases took 0.89-1.24 of the time of a later run under load (median 1.05),
-//!   and 0.91-1.85 in two runs on the quiet machine (1.85 once, in a run whose later runs
-//!   were the fastest of the session; BENCHMARKS.md).
+//! - The largest copy block is cut along its destination, on cache lines (`split`), into
+//!   slices of 1 MiB where it holds twice as many as are timed (else more and smaller),
+//!   and the slices are timed one candidate each (`trial`): first every SIMD level with
+//!   both kinds of stores and both loop orders, then the winner against its block-size
+//!   variants, three rounds each in rotated order (after the first round only the
+//!   candidates within a quarter of the best time run again); each candidate keeps its
+//!   best time, so one disturbed slice does not decide. The winner is the first candidate
+//!   (the rules' settings first) within the fastest one's own spread, or 3%, of it: what
+//!   the clock cannot tell apart does not make two runs choose differently. It does the
+//!   rest of the run. The slices are the run's own work, so measuring costs only the
+//!   difference between the candidates on the slices they ran (a loser by more than a
+//!   quarter runs one slice). On a 2-core AMD EPYC (Zen 3) guest the measuring run of the
+//!   eight benchmark cases took 0.89-1.24 of the time of a later run under load (median
+//!   1.05), and 0.91-1.85 in two runs on the quiet machine; on a loaded Zen 4 guest, with
+//!   the copy below and AVX-512's candidates, 1.03-1.46 (BENCHMARKS.md).
+//! - A streaming copy is timed beside the candidates, on the next slices (from source
+//!   bytes not read yet into destination bytes not written yet, which the rest of the run
+//!   writes): a winner slower than the copy by more than its own spread is measured again
+//!   by the next serial run of the shape, and the better of the two choices, by the
+//!   fraction of its copy each reached, is kept ([`crate::ChosenBy`] says all of it).
 //! - Slices are timed on the thread's CPU clock where there is one (Linux and other Unix
 //!   systems): time descheduled, which a busy machine adds to a random slice, does not
 //!   count. Each timed slice ends with its destination lines written back to memory
@@ -110,6 +118,10 @@ impl Settings {
         if reads.level && !self.forced.simd {
             let others = Simd::supported().filter(|&s| s >= Simd::Sse2 && s != rules.level.simd());
             levels.extend(others.filter_map(Level::new));
+        } else if reads.widths && !self.forced.simd && rules.level.simd() == Simd::Avx512 {
+            // Runs stream 64 bytes a store at this level, 16 at SSE2's (and AVX2's): on a
+            // Zen 4 either was the faster, by the loop order (BENCHMARKS.md).
+            levels.extend(Level::new(Simd::Sse2));
         }
         let mut streams = Vec::from([rules.stream]);
         if rules.level.streams() && !self.forced.stream {
@@ -237,17 +249,27 @@ impl Key {
 #[cfg(feature = "std")]
 const MEMORY: usize = 256;
 
+/// A remembered choice, and whether the next serial run is to measure again (see
+/// `trial::Purpose`).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "std"), allow(dead_code))] // nothing measures without a clock
+pub(super) struct Recalled {
+    pub ctx: Ctx,
+    pub how: ChosenBy,
+    pub recheck: bool,
+}
+
 #[cfg(feature = "std")]
-static MEMO: std::sync::Mutex<Vec<(Key, Ctx, ChosenBy)>> = std::sync::Mutex::new(Vec::new());
+static MEMO: std::sync::Mutex<Vec<(Key, Recalled)>> = std::sync::Mutex::new(Vec::new());
 
 /// The choice remembered for `key`, if a run measured one.
-pub(super) fn recall(key: &Key) -> Option<(Ctx, ChosenBy)> {
+pub(super) fn recall(key: &Key) -> Option<Recalled> {
     #[cfg(feature = "std")]
     {
         // A panic while the lock was held (never expected: nothing in it panics) leaves
         // the list as valid as before.
         let memo = MEMO.lock().unwrap_or_else(|e| e.into_inner());
-        memo.iter().rev().find(|(k, ..)| k == key).map(|&(_, ctx, how)| (ctx, how))
+        memo.iter().rev().find(|(k, _)| k == key).map(|&(_, r)| r)
     }
     #[cfg(not(feature = "std"))]
     {
@@ -256,13 +278,14 @@ pub(super) fn recall(key: &Key) -> Option<(Ctx, ChosenBy)> {
     }
 }
 
-/// Remembers `ctx` for `key`, for the rest of the process.
+/// Remembers `ctx` for `key`, for the rest of the process; `recheck`: the next serial run
+/// of the shape measures again.
 #[cfg(feature = "std")]
-pub(super) fn remember(key: Key, ctx: Ctx, how: ChosenBy) {
+pub(super) fn remember(key: Key, ctx: Ctx, how: ChosenBy, recheck: bool) {
     let mut memo = MEMO.lock().unwrap_or_else(|e| e.into_inner());
-    memo.retain(|(k, ..)| *k != key);
+    memo.retain(|(k, _)| *k != key);
     if memo.len() == MEMORY {
         memo.remove(0);
     }
-    memo.push((key, ctx, how));
+    memo.push((key, Recalled { ctx, how, recheck }));
 }

@@ -25,17 +25,22 @@
 //!   open (`decompose`); the transpose kernels run the innermost loop themselves, and write
 //!   two row groups of a tile in one piece (`geometry::split_repeat`);
 //! - on x86_64, SIMD kernels (`simd`) do the shuffles the compiler leaves scalar: SSE2
-//!   everywhere, AVX2 where the CPU has it, found once per plan (`cpu`);
+//!   everywhere, AVX2 and AVX-512 where the CPU has them, found once per plan (`cpu`);
+//!   AVX-512 moves whole cache lines a load and a store;
 //! - large transposes take as many source rows at a time as a quarter of the first-level
 //!   cache holds lines, and start their tiles on source and destination cache lines;
+//!   AVX-512's uses each line whole in one tile, and asks for the lines of the tiles
+//!   ahead of it;
 //! - destinations of at least eight times a core's second-level cache are written with
 //!   non-temporal stores, which skip reading each destination line first; `cpu` reads the
 //!   cache sizes (CPUID) once per process, and no rule reads the last-level cache, which a
 //!   virtual machine reports for the whole socket;
 //! - those rules are where a plan starts: for a destination that large, the first run of a
 //!   plan shape times the settings that matter for it (SIMD level, streaming or cached
-//!   stores, block sizes) on slices of its own work and remembers the fastest for the
-//!   process (`measure`, `trial`), since rules tuned on one machine do not carry over;
+//!   stores, block sizes) on slices of its own work, beside a streaming copy, and
+//!   remembers the fastest for the process (`measure`, `trial`), since rules tuned on one
+//!   machine do not carry over; a winner slower than the copy by more than its noise is
+//!   measured again by the next run;
 //! - `run_parallel` cuts each large block along the destination on cache-line boundaries
 //!   into about four parts per thread of rayon's pool (the core count, by default), and
 //!   runs with what a serial run of the shape measured, or with the rules until one has: a
@@ -102,12 +107,12 @@ use crate::{AlignedBox, ArrayShape, Error, ErrorKind, Plan, Shape};
 /// [`RelayoutPlan::choice`] says what a plan runs with and why. What the caller fixes is
 /// never measured:
 ///
-/// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX2 where
-///   `is_x86_feature_detected!` finds it, else SSE2 on x86_64, else portable code), or a
-///   lower one from the environment variable `XLAYOUT_SIMD` (`portable`, `sse2`, `avx2`;
-///   another value is ignored with a warning on standard error, once per process) or
-///   [`RelayoutPlan::with_simd`].
-/// - Non-temporal stores (x86_64, SSE2 or AVX2): for destinations of at least eight times
+/// - SIMD kernels: the best level the CPU runs ([`Simd::detect`]: AVX-512 F and BW, else
+///   AVX2, where `is_x86_feature_detected!` finds them, else SSE2 on x86_64, else portable
+///   code), or a lower one from the environment variable `XLAYOUT_SIMD` (`portable`,
+///   `sse2`, `avx2`, `avx512`; another value is ignored with a warning on standard error,
+///   once per process) or [`RelayoutPlan::with_simd`].
+/// - Non-temporal stores (x86_64, every level but portable): for destinations of at least eight times
 ///   a core's second-level cache, 4 MiB at least (CPUID gives the cache's size; 512 KiB is
 ///   assumed where it does not), so the destination is not read into the cache before
 ///   being overwritten and does not push out everything else; the environment variable
@@ -115,7 +120,8 @@ use crate::{AlignedBox, ArrayShape, Error, ErrorKind, Plan, Shape};
 ///   threshold.
 /// - Large transposes take as many source rows at a time as a quarter of the first-level
 ///   data cache holds lines (CPUID again; 32 KiB assumed), so each line is read from memory
-///   once.
+///   once; AVX-512's transpose, whose tiles use each line whole, walks four times as many
+///   down each strip of columns.
 ///
 /// Any alignment of either buffer is correct, but a destination that starts on a 32- or
 /// 64-byte boundary is written with the widest streaming stores: the row-group kernels
@@ -344,9 +350,36 @@ impl RelayoutPlan {
 
     fn choice_at(&self, dst: usize) -> RelayoutChoice {
         let recalled = self.key(dst).and_then(|key| measure::recall(&key));
-        let rules = || (self.settings.rules(self.dst_len()), ChosenBy::Rules);
-        let (ctx, how) = recalled.unwrap_or_else(rules);
+        let (ctx, how) = match recalled {
+            Some(r) => (r.ctx, r.how),
+            None => (self.settings.rules(self.dst_len()), ChosenBy::Rules),
+        };
         RelayoutChoice::new(ctx, how, self.settings.forced)
+    }
+
+    /// A measuring run of this plan whatever was measured before, into `dst`, whose choice
+    /// is returned and not remembered: for the benchmark, which measures twice to show
+    /// whether two measurements agree. Not part of the API. Errors: as
+    /// [`RelayoutPlan::run`]; a plan whose runs do not measure runs on the rules and
+    /// returns [`RelayoutPlan::choice_for`].
+    #[doc(hidden)]
+    pub fn __remeasure(&self, src: &[u8], dst: &mut [u8]) -> Result<RelayoutChoice, Error> {
+        self.check(src.len(), dst.len())?;
+        let Some(key) = self.key(dst.as_ptr() as usize) else {
+            self.run(src, dst)?;
+            return Ok(self.choice_for(dst));
+        };
+        let ctx = self.settings.rules(dst.len());
+        #[cfg(feature = "std")]
+        let how = How { ctx, measure: Some((key, trial::Purpose::Again)) };
+        #[cfg(not(feature = "std"))]
+        let how = How { ctx, measure: None };
+        let _ = key;
+        let forced = self.settings.forced;
+        Ok(match self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial) {
+            Some((ctx, how)) => RelayoutChoice::new(ctx, how, forced),
+            None => self.choice_for(dst),
+        })
     }
 
     /// Every setting this plan's runs may choose, for the tests that hold each to the
@@ -374,7 +407,7 @@ impl RelayoutPlan {
     ) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
         let how = How { ctx: choice.ctx(), measure: None };
-        self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial);
+        let _ = self.engine.run(&self.from, &self.to, src, dst, how, Exec::Serial);
         Ok(())
     }
 
@@ -474,18 +507,31 @@ impl RelayoutPlan {
     /// The one dispatch of [`RelayoutPlan::run`] and [`RelayoutPlan::run_parallel`].
     fn execute(&self, src: &[u8], dst: &mut [u8], exec: Exec) -> Result<(), Error> {
         self.check(src.len(), dst.len())?;
-        // The rules' settings, or those a run of this shape measured; or, on the first
-        // serial run of a measured shape, measure now.
-        let mut how = How { ctx: self.settings.rules(dst.len()), measure: None };
-        if let Some(key) = self.key(dst.as_ptr() as usize) {
-            match measure::recall(&key) {
-                Some((ctx, _)) => how.ctx = ctx,
-                None if exec == Exec::Serial => how.measure = Some(key),
-                None => {}
-            }
-        }
-        self.engine.run(&self.from, &self.to, src, dst, how, exec);
+        let how = self.how(dst, exec);
+        let _ = self.engine.run(&self.from, &self.to, src, dst, how, exec);
         Ok(())
+    }
+
+    /// The settings of a run into `dst`: the rules', or those a run of this shape measured;
+    /// or, on the first serial run of a measured shape (or the second, when the first
+    /// run's winner ran slower than a copy by more than its noise), measure now.
+    fn how(&self, dst: &[u8], exec: Exec) -> How {
+        let rules = How { ctx: self.settings.rules(dst.len()), measure: None };
+        #[cfg(feature = "std")]
+        if let Some(key) = self.key(dst.as_ptr() as usize) {
+            use trial::Purpose;
+            let serial = exec == Exec::Serial;
+            return match measure::recall(&key) {
+                Some(r) if r.recheck && serial => {
+                    How { ctx: r.ctx, measure: Some((key, Purpose::Recheck(r.ctx, r.how))) }
+                }
+                Some(r) => How { ctx: r.ctx, ..rules },
+                None if serial => How { measure: Some((key, Purpose::First)), ..rules },
+                None => rules,
+            };
+        }
+        let _ = exec;
+        rules
     }
 
     /// What a measured choice for this plan into a destination at address `dst` is
@@ -587,6 +633,24 @@ impl RelayoutPlan {
         general::copy(&self.from, &self.to, src, dst);
         Ok(())
     }
+}
+
+/// `dst.copy_from_slice(src)` with non-temporal stores, 64 bytes a store where `wide` and
+/// the CPU has AVX-512 (and this build has the intrinsics), 16 otherwise: the streaming
+/// copy a measuring plan times beside its candidates, for the benchmark to take as one of
+/// its baselines. Returns whether the stores were 64 bytes wide. Not part of the API.
+///
+/// ```
+/// let src = [7u8; 300];
+/// let mut dst = [0u8; 300];
+/// layout_runtime::__stream_copy(&mut dst, &src, true);
+/// assert_eq!(dst, src);
+/// ```
+#[cfg(feature = "std")]
+#[doc(hidden)]
+pub fn __stream_copy(dst: &mut [u8], src: &[u8], wide: bool) -> bool {
+    assert_eq!(dst.len(), src.len(), "a copy between slices of different lengths");
+    ctx::stream_copy(dst, src, wide)
 }
 
 /// Converts a whole buffer from one layout of an array to another: see [`RelayoutPlan`],

@@ -93,7 +93,8 @@ impl<const B: usize> Packed<B> {
     /// groups, the row groups for every byte-wise regrouping.
     pub(super) fn reads(self, b: &Block) -> Reads {
         if !self.bytewise(b, b.dst) {
-            return Reads::of(b);
+            // Packed runs are copied through the cache at every level.
+            return Reads { widths: false, ..Reads::of(b) };
         }
         let nibbles8 = matches!(b.inner, Inner::Transpose { rows: 8, .. }) && B == 4;
         Reads { level: nibbles8, rows: false, groups: Reads::regroups(b), ..Reads::of(b) }
@@ -137,8 +138,10 @@ impl<const B: usize> Packed<B> {
             }
         }
         let whole = tb.cols * g;
-        for t in t.repeat(rep) {
-            self.scalar(src, dst, t.part(0, whole, t.rows, t.cols - whole));
+        if whole < t.cols {
+            for t in t.repeat(rep) {
+                self.scalar(src, dst, t.part(0, whole, t.rows, t.cols - whole));
+            }
         }
     }
 }
@@ -151,6 +154,10 @@ fn simd_nibbles8(src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, ctx: Ctx) -
     use super::simd::groups::Nibbles8;
     use super::simd::{avx2, sse2};
     match ctx.level {
+        #[cfg(xlayout_avx512)]
+        Level::Avx512(z) => {
+            super::simd::avx512::groups::<Nibbles8>(z, src, dst, t, rep, ctx.stream);
+        }
         Level::Avx2(avx) => avx2::groups::<Nibbles8>(avx, src, dst, t, rep, ctx.stream),
         Level::Sse2 => sse2::groups::<Nibbles8>(src, dst, t, rep, ctx.stream),
         Level::Portable => return false,

@@ -252,6 +252,8 @@ mod simd {
     use super::super::ctx::Ctx;
     use super::super::elem::Elem;
     use super::super::geometry::{Rep, Transpose};
+    #[cfg(xlayout_avx512)]
+    use super::super::simd::avx512;
     use super::super::simd::groups::{U16x2, U8x4};
     use super::super::simd::{avx2, sse2};
     use super::Dir;
@@ -268,7 +270,27 @@ mod simd {
         // elements), or 2-byte arrays (alignment 1 both).
         let (s, d, stream) = (src, dst, ctx.stream);
         let bytes = bytemuck::cast_slice::<T, u8>;
+        let pairs = bytemuck::cast_slice::<T, [u8; 2]>;
         match (dir, size_of::<T>(), t.rows, t.cols, ctx.level) {
+            #[cfg(xlayout_avx512)]
+            (Dir::Interleave, 1, 4, _, Level::Avx512(z)) => {
+                avx512::groups::<U8x4>(z, bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
+            }
+            #[cfg(xlayout_avx512)]
+            (Dir::Interleave, 2, 2, _, Level::Avx512(z)) => {
+                avx512::groups::<U16x2>(z, bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
+            }
+            #[cfg(xlayout_avx512)]
+            (Dir::Deinterleave, 2, _, 2, Level::Avx512(z)) => {
+                avx512::deinterleave_u16x2(
+                    z,
+                    pairs(s),
+                    bytemuck::cast_slice_mut(d),
+                    t,
+                    rep,
+                    stream,
+                );
+            }
             (Dir::Interleave, 1, 4, _, Level::Avx2(avx)) => {
                 avx2::groups::<U8x4>(avx, bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
             }
@@ -282,17 +304,17 @@ mod simd {
                 sse2::groups::<U16x2>(bytes(s), bytemuck::cast_slice_mut(d), t, rep, stream);
             }
             (Dir::Deinterleave, 2, _, 2, Level::Avx2(avx)) => {
-                let (s, d) = (bytemuck::cast_slice(s), bytemuck::cast_slice_mut(d));
-                avx2::deinterleave_u16x2(avx, s, d, t, rep, stream);
-            }
-            (Dir::Deinterleave, 2, _, 2, Level::Sse2) => {
-                sse2::deinterleave_u16x2(
-                    bytemuck::cast_slice(s),
+                avx2::deinterleave_u16x2(
+                    avx,
+                    pairs(s),
                     bytemuck::cast_slice_mut(d),
                     t,
                     rep,
                     stream,
                 );
+            }
+            (Dir::Deinterleave, 2, _, 2, Level::Sse2) => {
+                sse2::deinterleave_u16x2(pairs(s), bytemuck::cast_slice_mut(d), t, rep, stream);
             }
             _ => return false,
         }

@@ -75,12 +75,28 @@ pub(in super::super) fn transpose8(
     rows: usize,
     stream: bool,
 ) -> [Transpose; 4] {
-    // Streaming only when every destination row has the same offset in its cache line, and
-    // then from the first column where that offset is zero.
+    let (stream, [head, left, body]) = on_lines(src, dst, t, stream);
+    let _ = avx;
+    // SAFETY: the implementation only needs AVX2, which the `Avx2` token proves the CPU
+    // runs (its only constructor checks).
+    let [right, bottom] = unsafe { transpose8_imp(src, dst, body, (rows, stream)) };
+    [head, left, right, bottom]
+}
+
+/// Where the tiles of a transpose of 4-byte elements start on cache lines (here and in
+/// `avx512`): whether its destination rows can be streamed (every row at the same offset
+/// in its line), and its parts: the first `head` source rows (up to where destination rows
+/// reach a line boundary, when streaming), the first `left` columns of the others (up to
+/// where source rows reach one: each tile's loads then lie within lines), and the body.
+pub(super) fn on_lines(
+    src: &[E4],
+    dst: &[E4],
+    t: Transpose,
+    stream: bool,
+) -> (bool, [Transpose; 3]) {
     let at = dst.as_ptr() as usize + 4 * t.dst;
     let stream = stream && (4 * t.dst_row_stride) % 64 == 0 && at % 4 == 0;
     let head = if stream { (64 - at % 64) % 64 / 4 } else { 0 }.min(t.rows);
-    // Loads within one line each: tile columns from where source rows reach a line.
     let from = src.as_ptr() as usize + 4 * t.src;
     let left = if (4 * t.src_row_stride) % 64 == 0 && from % 4 == 0 {
         (64 - from % 64) % 64 / 4
@@ -88,12 +104,26 @@ pub(in super::super) fn transpose8(
         0
     };
     let left = left.min(t.cols);
-    let body = t.part(head, left, t.rows - head, t.cols - left);
-    let _ = avx;
-    // SAFETY: the implementation only needs AVX2, which the `Avx2` token proves the CPU
-    // runs (its only constructor checks).
-    let [right, bottom] = unsafe { transpose8_imp(src, dst, body, (rows, stream)) };
-    [t.part(0, 0, head, t.cols), t.part(head, 0, t.rows - head, left), right, bottom]
+    let parts = [
+        t.part(0, 0, head, t.cols),
+        t.part(head, 0, t.rows - head, left),
+        t.part(head, left, t.rows - head, t.cols - left),
+    ];
+    (stream, parts)
+}
+
+/// Whether the first `xb` rows and `yb` columns of `t` lie inside `src` and `dst` (both
+/// nonzero): the one bounds check of the pointer kernels (here and in `avx512`), done
+/// without overflow. The last element the tiles touch on each side: row `xb - 1`, column
+/// `yb - 1` of the source; row `yb - 1`, column `xb - 1` of the destination.
+pub(super) fn tiles_inside(t: Transpose, xb: usize, yb: usize, src: usize, dst: usize) -> bool {
+    let end = |base: usize, rows: usize, pitch: usize, cols: usize| {
+        (rows.checked_sub(1)?).checked_mul(pitch)?.checked_add(base)?.checked_add(cols)
+    };
+    match (end(t.src, xb, t.src_row_stride, yb), end(t.dst, yb, t.dst_row_stride, xb)) {
+        (Some(s_end), Some(d_end)) => yb > 0 && s_end <= src && d_end <= dst,
+        _ => false,
+    }
 }
 
 /// The tiles of [`transpose8`]; returns the right and bottom edges.
@@ -113,15 +143,9 @@ unsafe fn transpose8_imp(
 ) -> [Transpose; 2] {
     let (xb, yb) = (t.rows - t.rows % 16, t.cols - t.cols % 8);
     let edges = [t.part(xb, 0, t.rows - xb, t.cols), t.part(0, yb, xb, t.cols - yb)];
-    // One past the last element the tiles touch, on each side: row `xb - 1`, column
-    // `yb - 1` of the source; row `yb - 1`, column `xb - 1` of the destination.
-    let last = |base: usize, rows: usize, pitch: usize, cols: usize| {
-        (rows.checked_sub(1)?).checked_mul(pitch)?.checked_add(base)?.checked_add(cols)
-    };
-    match (last(t.src, xb, t.src_row_stride, yb), last(t.dst, yb, t.dst_row_stride, xb)) {
-        (Some(s_end), Some(d_end)) if s_end <= src.len() && d_end <= dst.len() => {}
+    if !tiles_inside(t, xb, yb, src.len(), dst.len()) {
         // Nothing to tile, or (never, for blocks the plan built) out of bounds: all edges.
-        _ => return [t, t.part(0, 0, 0, 0)],
+        return [t, t.part(0, 0, 0, 0)];
     }
     let (from, to) = (src.as_ptr(), dst.as_mut_ptr());
     let step = rows.max(16) / 16 * 16;
@@ -141,8 +165,8 @@ unsafe fn transpose8_imp(
                 }
                 let r: [__m256i; 16] = core::array::from_fn(|i| {
                     // SAFETY: `i0 + i < xb` and `j0 + 8 <= yb`, so the 8 elements of source
-                    // row `i0 + i` from column `j0` end at or before `s_end <= src.len()`
-                    // (checked above without overflow): inside `src`, which we only read.
+                    // row `i0 + i` from column `j0` end at or before the end `tiles_inside`
+                    // checked, without overflow, to be inside `src`, which we only read.
                     let row = unsafe {
                         &*from.add(t.src + (i0 + i) * t.src_row_stride + j0).cast::<[E4; 8]>()
                     };
@@ -152,8 +176,9 @@ unsafe fn transpose8_imp(
                 let b = t8([r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]]);
                 for k in 0..8 {
                     // SAFETY: `j0 + k < yb` and `i0 + 16 <= xb`: the 16 elements of
-                    // destination row `j0 + k` from column `i0` end at or before `d_end <=
-                    // dst.len()`. `to` comes from `dst`, borrowed exclusively and not used
+                    // destination row `j0 + k` from column `i0` end at or before the end
+                    // `tiles_inside` checked to be inside `dst`. `to` comes from `dst`,
+                    // borrowed exclusively and not used
                     // otherwise while this reference lives; distinct rows never overlap
                     // (`c >= x`), and each reference is dropped before the next is made.
                     let o = unsafe {
@@ -190,7 +215,7 @@ pub(in super::super) fn groups<G: Group>(
 #[target_feature(enable = "avx2")]
 unsafe fn groups_imp<G: Group>(src: &[u8], dst: &mut [u8], t: Transpose, rep: Rep, stream: bool) {
     let lower = |s: &[u8], d: &mut [u8], p, stream| sse2::groups::<G>(s, d, p, ONCE, stream);
-    groups::run::<__m256i, G>(src, dst, t, rep, stream, lower)
+    groups::run::<__m256i, G, false>(src, dst, t, rep, stream, lower)
 }
 
 /// Row pairs of 2-byte elements back into two rows: element `r` of pair `i` goes to
@@ -254,7 +279,11 @@ unsafe fn deinterleave_u16x2_imp(
                 (*o0, *o1) = (bytemuck::cast(v0), bytemuck::cast(v1));
             }
         }
-        sse2::deinterleave_u16x2(src, dst, p.part(n, 0, p.rows - n, 2), ONCE, stream);
+        if n < p.rows {
+            // The last columns, where there are some: an empty call per tile is not free
+            // (a tile's 256-byte rows take about 120 cycles).
+            sse2::deinterleave_u16x2(src, dst, p.part(n, 0, p.rows - n, 2), ONCE, stream);
+        }
     }
 }
 
@@ -271,7 +300,14 @@ mod tests {
     /// whole rather than read.
     #[test]
     fn transpose8_stays_inside_both_buffers() {
-        let Some(avx) = Avx2::new() else { return }; // nothing to test without AVX2
+        let Some(avx) = Avx2::new() else {
+            #[cfg(feature = "std")]
+            crate::relayout::cpu::tests::say_untested(
+                crate::relayout::cpu::Simd::Avx2,
+                "the AVX2 transpose's boundary test",
+            );
+            return;
+        };
         for (x, y) in [(16, 8), (32, 16), (48, 40), (17, 9), (16, 7)] {
             let src: Vec<E4> = (0..x * y).map(|k| (k as u32).to_le_bytes()).collect();
             let mut dst = vec![[0u8; 4]; x * y];

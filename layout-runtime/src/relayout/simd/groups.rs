@@ -17,6 +17,13 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi8,
 };
 
+#[cfg(xlayout_avx512)]
+use core::arch::x86_64::{
+    _mm512_and_si512, _mm512_andnot_si512, _mm512_or_si512, _mm512_slli_epi16, _mm512_srli_epi16,
+    _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi8, _mm512_unpacklo_epi16,
+    _mm512_unpacklo_epi32, _mm512_unpacklo_epi8,
+};
+
 use super::super::geometry::{Rep, Transpose};
 use super::super::spread::spread;
 use super::stream::put16;
@@ -47,33 +54,48 @@ macro_rules! columns {
 ///
 /// # Safety
 /// Every method needs the CPU to run the vector's instruction set: SSE2 for `__m128i`
-/// (every x86_64 target), AVX2 for `__m256i`. Callers are `unsafe fn`s with the same
-/// contract, entered from a function that holds the proof (see `avx2`).
-pub(in super::super) trait Vector: Lanewise + bytemuck::Pod {
+/// (every x86_64 target), AVX2 for `__m256i`, AVX-512 F and BW for `__m512i`. Callers are
+/// `unsafe fn`s with the same contract, entered from a function that holds the proof (see
+/// `avx2`, `avx512`).
+pub(in super::super) trait Vector: Lanewise {
     /// Bytes in the vector.
     const BYTES: usize;
     /// The first `BYTES` bytes of `s`, any alignment.
-    #[inline(always)]
-    fn load(s: &[u8]) -> Self {
-        bytemuck::pod_read_unaligned(&s[..Self::BYTES])
-    }
+    unsafe fn load(s: &[u8]) -> Self;
     /// `b` in every byte.
-    #[inline(always)]
-    fn splat(b: u8) -> Self {
-        bytemuck::pod_read_unaligned(&[b; 32][..Self::BYTES])
-    }
+    unsafe fn splat(b: u8) -> Self;
     /// Writes the vector to `out` (`BYTES` bytes): a non-temporal store when `stream` and
     /// the instruction's alignment allows, a plain one otherwise.
     unsafe fn store(self, out: &mut [u8], stream: bool);
     /// `v[i]` holds in lane `h` output piece `(h, i)`; returns the pieces in memory order
-    /// `(0, 0), (0, 1), .., (1, 0), ..`, packed into vectors (`K` even for AVX2).
+    /// `(0, 0), (0, 1), .., (1, 0), ..`, packed into vectors (`K` even for AVX2; 2 or a
+    /// multiple of 4 for AVX-512).
     unsafe fn lanes<const K: usize>(v: [Self; K]) -> [Self; K];
+    /// The 2-byte elements of `a` and `b` interleaved (`a₀ b₀ a₁ b₁ ..`), in memory order.
+    #[inline(always)]
+    unsafe fn zip16(a: Self, b: Self) -> [Self; 2] {
+        Self::lanes([a.unpacklo16(b), a.unpackhi16(b)])
+    }
+    /// The bytes of four rows interleaved (`r₀[0] r₁[0] r₂[0] r₃[0] r₀[1] ..`), in memory
+    /// order; `VBMI`: the CPU runs AVX-512 VBMI (only `__m512i` reads it).
+    #[inline(always)]
+    unsafe fn zip8x4<const VBMI: bool>(r: [Self; 4]) -> [Self; 4] {
+        zip8x4_unpacks(r)
+    }
+}
+
+/// [`Vector::zip8x4`] with two rounds of unpacks within lanes, then one reordering of them.
+#[inline(always)]
+pub(super) unsafe fn zip8x4_unpacks<V: Vector>(r: [V; 4]) -> [V; 4] {
+    let (ab0, ab1) = (r[0].unpacklo8(r[1]), r[0].unpackhi8(r[1]));
+    let (cd0, cd1) = (r[2].unpacklo8(r[3]), r[2].unpackhi8(r[3]));
+    V::lanes([ab0.unpacklo16(cd0), ab0.unpackhi16(cd0), ab1.unpacklo16(cd1), ab1.unpackhi16(cd1)])
 }
 
 /// The lane-wise operations of [`Vector`], one intrinsic each at each width, written as
-/// one table.
+/// one table (the AVX-512 column only where the compiler has it: `cfg(xlayout_avx512)`).
 macro_rules! lanewise {
-    ($($name:ident($($arg:ident),*) = $f128:path, $f256:path;)*) => {
+    ($($name:ident($($arg:ident),*) = $f128:path, $f256:path, $f512:path;)*) => {
         /// What the kernels compute with, lane by lane (see [`Vector`] for the contract).
         pub(in super::super) trait Lanewise: Copy {
             $(unsafe fn $name(self $(, $arg: Self)*) -> Self;)*
@@ -96,25 +118,44 @@ macro_rules! lanewise {
                 }
             )*
         }
+
+        #[cfg(xlayout_avx512)]
+        #[allow(clippy::incompatible_msrv)] // only where `build.rs` found the intrinsics
+        impl Lanewise for core::arch::x86_64::__m512i {
+            $(
+                #[inline(always)]
+                unsafe fn $name(self $(, $arg: Self)*) -> Self {
+                    $f512(self $(, $arg)*)
+                }
+            )*
+        }
     };
 }
 
 lanewise! {
-    and(o) = _mm_and_si128, _mm256_and_si256;
-    andnot(o) = _mm_andnot_si128, _mm256_andnot_si256;
-    or(o) = _mm_or_si128, _mm256_or_si256;
-    shl16_4() = _mm_slli_epi16::<4>, _mm256_slli_epi16::<4>;
-    shr16_4() = _mm_srli_epi16::<4>, _mm256_srli_epi16::<4>;
-    unpacklo8(o) = _mm_unpacklo_epi8, _mm256_unpacklo_epi8;
-    unpackhi8(o) = _mm_unpackhi_epi8, _mm256_unpackhi_epi8;
-    unpacklo16(o) = _mm_unpacklo_epi16, _mm256_unpacklo_epi16;
-    unpackhi16(o) = _mm_unpackhi_epi16, _mm256_unpackhi_epi16;
-    unpacklo32(o) = _mm_unpacklo_epi32, _mm256_unpacklo_epi32;
-    unpackhi32(o) = _mm_unpackhi_epi32, _mm256_unpackhi_epi32;
+    and(o) = _mm_and_si128, _mm256_and_si256, _mm512_and_si512;
+    andnot(o) = _mm_andnot_si128, _mm256_andnot_si256, _mm512_andnot_si512;
+    or(o) = _mm_or_si128, _mm256_or_si256, _mm512_or_si512;
+    shl16_4() = _mm_slli_epi16::<4>, _mm256_slli_epi16::<4>, _mm512_slli_epi16::<4>;
+    shr16_4() = _mm_srli_epi16::<4>, _mm256_srli_epi16::<4>, _mm512_srli_epi16::<4>;
+    unpacklo8(o) = _mm_unpacklo_epi8, _mm256_unpacklo_epi8, _mm512_unpacklo_epi8;
+    unpackhi8(o) = _mm_unpackhi_epi8, _mm256_unpackhi_epi8, _mm512_unpackhi_epi8;
+    unpacklo16(o) = _mm_unpacklo_epi16, _mm256_unpacklo_epi16, _mm512_unpacklo_epi16;
+    unpackhi16(o) = _mm_unpackhi_epi16, _mm256_unpackhi_epi16, _mm512_unpackhi_epi16;
+    unpacklo32(o) = _mm_unpacklo_epi32, _mm256_unpacklo_epi32, _mm512_unpacklo_epi32;
+    unpackhi32(o) = _mm_unpackhi_epi32, _mm256_unpackhi_epi32, _mm512_unpackhi_epi32;
 }
 
 impl Vector for __m128i {
     const BYTES: usize = 16;
+    #[inline(always)]
+    unsafe fn load(s: &[u8]) -> Self {
+        bytemuck::pod_read_unaligned(&s[..16])
+    }
+    #[inline(always)]
+    unsafe fn splat(b: u8) -> Self {
+        bytemuck::cast([b; 16])
+    }
     #[inline(always)]
     unsafe fn store(self, out: &mut [u8], stream: bool) {
         let out: &mut [u8; 16] = out.try_into().expect("16 bytes");
@@ -128,6 +169,14 @@ impl Vector for __m128i {
 
 impl Vector for __m256i {
     const BYTES: usize = 32;
+    #[inline(always)]
+    unsafe fn load(s: &[u8]) -> Self {
+        bytemuck::pod_read_unaligned(&s[..32])
+    }
+    #[inline(always)]
+    unsafe fn splat(b: u8) -> Self {
+        bytemuck::cast([b; 32])
+    }
     #[inline(always)]
     unsafe fn store(self, out: &mut [u8], stream: bool) {
         let out: &mut [u8; 32] = out.try_into().expect("32 bytes");
@@ -215,8 +264,13 @@ pub(in super::super) trait Group {
     /// worth), streamed when `nt`.
     ///
     /// # Safety
-    /// The CPU must run `V`'s instruction set.
-    unsafe fn chunk<V: Vector>(rows: &[&[u8]; 8], at: usize, piece: &mut [u8], nt: bool);
+    /// The CPU must run `V`'s instruction set, and VBMI if `VBMI`.
+    unsafe fn chunk<V: Vector, const VBMI: bool>(
+        rows: &[&[u8]; 8],
+        at: usize,
+        piece: &mut [u8],
+        nt: bool,
+    );
     /// Moves one tile too narrow for any vector, without them (`src`, `dst` in bytes).
     fn scalar(src: &[u8], dst: &mut [u8], p: Transpose);
 }
@@ -225,9 +279,9 @@ pub(in super::super) trait Group {
 /// chunks on `V`s, tiles narrower than a vector with `lower`.
 ///
 /// # Safety
-/// The CPU must run `V`'s instruction set.
+/// The CPU must run `V`'s instruction set, and VBMI if `VBMI`.
 #[inline(always)]
-pub(super) unsafe fn run<V: Vector, G: Group>(
+pub(super) unsafe fn run<V: Vector, G: Group, const VBMI: bool>(
     src: &[u8],
     dst: &mut [u8],
     t: Transpose,
@@ -251,7 +305,7 @@ pub(super) unsafe fn run<V: Vector, G: Group>(
         let rows = [row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)];
         let out = &mut dst[e * p.dst..][..e * G::X * p.cols];
         columns!(out, p.cols, cols, e * G::X, stream, |col, piece, nt| {
-            G::chunk::<V>(&rows, e * col, piece, nt);
+            G::chunk::<V, VBMI>(&rows, e * col, piece, nt);
         });
     }
 }
@@ -264,7 +318,12 @@ impl Group for U8x4 {
     const E: usize = 1;
     const X: usize = 4;
     #[inline(always)]
-    unsafe fn chunk<V: Vector>(rows: &[&[u8]; 8], at: usize, piece: &mut [u8], nt: bool) {
+    unsafe fn chunk<V: Vector, const VBMI: bool>(
+        rows: &[&[u8]; 8],
+        at: usize,
+        piece: &mut [u8],
+        nt: bool,
+    ) {
         // Written out, not `rows.map(..)`: the optimizer left that as a call per 16
         // columns, 40% of the run time in a profile of the s8 (4,1) case.
         let r = [
@@ -273,11 +332,7 @@ impl Group for U8x4 {
             V::load(&rows[2][at..]),
             V::load(&rows[3][at..]),
         ];
-        let (ab0, ab1) = (r[0].unpacklo8(r[1]), r[0].unpackhi8(r[1]));
-        let (cd0, cd1) = (r[2].unpacklo8(r[3]), r[2].unpackhi8(r[3]));
-        let v =
-            [ab0.unpacklo16(cd0), ab0.unpackhi16(cd0), ab1.unpacklo16(cd1), ab1.unpackhi16(cd1)];
-        store_all(piece, V::lanes(v), nt);
+        store_all(piece, V::zip8x4::<VBMI>(r), nt);
     }
     fn scalar(src: &[u8], dst: &mut [u8], p: Transpose) {
         p.scalar(src, dst);
@@ -292,9 +347,14 @@ impl Group for U16x2 {
     const E: usize = 2;
     const X: usize = 2;
     #[inline(always)]
-    unsafe fn chunk<V: Vector>(rows: &[&[u8]; 8], at: usize, piece: &mut [u8], nt: bool) {
+    unsafe fn chunk<V: Vector, const VBMI: bool>(
+        rows: &[&[u8]; 8],
+        at: usize,
+        piece: &mut [u8],
+        nt: bool,
+    ) {
         let (a, b) = (V::load(&rows[0][at..]), V::load(&rows[1][at..]));
-        store_all(piece, V::lanes([a.unpacklo16(b), a.unpackhi16(b)]), nt);
+        store_all(piece, V::zip16(a, b), nt);
     }
     fn scalar(src: &[u8], dst: &mut [u8], p: Transpose) {
         p.scalar::<[u8; 2]>(bytemuck::cast_slice(src), bytemuck::cast_slice_mut(dst));
@@ -315,7 +375,12 @@ impl Group for Nibbles8 {
     const E: usize = 1;
     const X: usize = 8;
     #[inline(always)]
-    unsafe fn chunk<V: Vector>(rows: &[&[u8]; 8], at: usize, piece: &mut [u8], nt: bool) {
+    unsafe fn chunk<V: Vector, const VBMI: bool>(
+        rows: &[&[u8]; 8],
+        at: usize,
+        piece: &mut [u8],
+        nt: bool,
+    ) {
         let r: [V; 8] = [
             V::load(&rows[0][at..]),
             V::load(&rows[1][at..]),

@@ -106,7 +106,7 @@ pub(in super::super) fn groups<G: Group>(
 ) {
     let lower = |s: &[u8], d: &mut [u8], p: Transpose, _| G::scalar(s, d, p);
     // SAFETY: the kernel needs SSE2, enabled wherever this module is compiled.
-    unsafe { groups::run::<__m128i, G>(src, dst, t, rep, stream, lower) }
+    unsafe { groups::run::<__m128i, G, false>(src, dst, t, rep, stream, lower) }
 }
 
 /// Row pairs of 2-byte elements back into two rows: element `r` of pair `i` goes to
@@ -157,7 +157,9 @@ pub(in super::super) fn deinterleave_u16x2(
                 (*o0, *o1) = (bytemuck::cast(even), bytemuck::cast(odd));
             }
         }
-        p.part(n, 0, p.rows - n, 2).scalar(src, dst);
+        if n < p.rows {
+            p.part(n, 0, p.rows - n, 2).scalar(src, dst);
+        }
     }
 }
 

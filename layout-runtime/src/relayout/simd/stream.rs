@@ -1,7 +1,8 @@
 //! Non-temporal ("streaming") stores, the one thing every SIMD kernel and the plain runs
 //! share: the 16-byte store itself ([`put16`]), copies that stream every whole cache line of
-//! their destination ([`stream_copy`], [`stream_gather`]), the fence that orders them, and a
-//! prefetch hint. SSE2 is enough for all of it (every x86_64 machine).
+//! their destination ([`stream_copy`], [`stream_gather`]; written once over how a line is
+//! stored, [`Line`], for the AVX-512 level's 64-byte stores too), the fence that orders them,
+//! and a prefetch hint. SSE2 is enough for all of it (every x86_64 machine).
 //!
 //! Non-temporal stores write whole cache lines only. A store of part of a line goes to
 //! memory as a partial write, which costs as much as a whole line or more, and mixing them
@@ -62,22 +63,64 @@ pub(in super::super) fn whole_lines(out: &[u8]) -> core::ops::Range<usize> {
     first..first + (out.len() - first) / LINE * LINE
 }
 
+/// How a kernel writes one whole cache line with non-temporal stores: four 16-byte stores
+/// ([`Sse2Line`], every x86_64 machine), or one 64-byte store (`avx512::Zmm`). The copies
+/// below are written once over it; each SIMD level instantiates them inside a function
+/// compiled for its instructions.
+pub(in super::super) trait Line: Copy {
+    /// Writes `v` to `out`, non-temporally where `out` starts on a line (any other address
+    /// gets plain stores: the instruction would fault).
+    ///
+    /// # Safety
+    /// The CPU must run the implementation's instructions.
+    unsafe fn line(self, out: &mut [u8; LINE], v: &[u8; LINE]);
+}
+
+/// A line as four SSE2 stores ([`put16`]).
+#[derive(Clone, Copy)]
+pub(in super::super) struct Sse2Line;
+
+impl Line for Sse2Line {
+    #[inline(always)]
+    unsafe fn line(self, out: &mut [u8; LINE], v: &[u8; LINE]) {
+        let v: [[u8; 16]; 4] = bytemuck::cast(*v);
+        put16(bytemuck::cast_mut(out), v.map(bytemuck::cast), true);
+    }
+}
+
 /// `dst.copy_from_slice(src)` with non-temporal stores for the whole cache lines of `dst`:
 /// the lines go to memory without first being read into the cache (a plain store reads
 /// each destination line before overwriting it, half again the memory traffic of a copy).
 /// Ordered for other threads by [`fence`].
 pub(in super::super) fn stream_copy(dst: &mut [u8], src: &[u8]) {
+    // SAFETY: `Sse2Line` needs SSE2, enabled wherever this module is compiled.
+    unsafe { copy_lines(Sse2Line, dst, src) }
+}
+
+/// [`stream_copy`] with `L`'s line stores.
+///
+/// # Safety
+/// The CPU must run `L`'s instructions.
+#[inline(always)]
+pub(in super::super) unsafe fn copy_lines<L: Line>(l: L, dst: &mut [u8], src: &[u8]) {
     let first = dst.as_ptr().align_offset(LINE).min(dst.len());
     let whole = (dst.len() - first) / LINE * LINE;
     let (head, rest) = dst.split_at_mut(first);
     let (middle, tail) = rest.split_at_mut(whole);
-    head.copy_from_slice(&src[..first]);
-    let out: &mut [[[u8; 16]; 4]] = bytemuck::cast_slice_mut(middle);
-    let input: &[[[u8; 16]; 4]] = bytemuck::cast_slice(&src[first..first + whole]);
-    for (o, i) in out.iter_mut().zip(input) {
-        put16(o, i.map(bytemuck::cast), true);
+    // The partial lines only where there are some: a copy of no bytes is still a call to
+    // `memcpy`, two per run of a tile (512 bytes in an f32 `T(8,128)` tile), which cost
+    // 0.78 against 0.90 of a copy's speed (BENCHMARKS.md).
+    if !head.is_empty() {
+        head.copy_from_slice(&src[..first]);
     }
-    tail.copy_from_slice(&src[first + whole..]);
+    let out: &mut [[u8; LINE]] = bytemuck::cast_slice_mut(middle);
+    let input: &[[u8; LINE]] = bytemuck::cast_slice(&src[first..first + whole]);
+    for (o, i) in out.iter_mut().zip(input) {
+        l.line(o, i);
+    }
+    if !tail.is_empty() {
+        tail.copy_from_slice(&src[first + whole..]);
+    }
 }
 
 /// `dst` = the concatenation of `dst.len() / run` pieces of `run` bytes (piece `k` is
@@ -92,14 +135,31 @@ pub(in super::super) fn stream_gather<'s>(
     run: usize,
     piece: impl Fn(usize) -> &'s [u8],
 ) {
+    // SAFETY: `Sse2Line` needs SSE2, enabled wherever this module is compiled.
+    unsafe { gather_lines(Sse2Line, dst, run, piece) }
+}
+
+/// [`stream_gather`] with `L`'s line stores.
+///
+/// # Safety
+/// The CPU must run `L`'s instructions.
+#[inline(always)]
+pub(in super::super) unsafe fn gather_lines<'s, L: Line>(
+    l: L,
+    dst: &mut [u8],
+    run: usize,
+    piece: impl Fn(usize) -> &'s [u8],
+) {
     debug_assert!(run > 0 && dst.len() % run == 0);
     let first = dst.as_ptr().align_offset(LINE).min(dst.len());
     let whole = (dst.len() - first) / LINE * LINE;
     let (head, rest) = dst.split_at_mut(first);
     let (middle, tail) = rest.split_at_mut(whole);
     let mut at = Seam { run, k: 0, i: 0 };
-    at.fill(head, &piece);
-    let mut lines: &mut [[[u8; 16]; 4]] = bytemuck::cast_slice_mut(middle);
+    if !head.is_empty() {
+        at.fill(head, &piece);
+    }
+    let mut lines: &mut [[u8; LINE]] = bytemuck::cast_slice_mut(middle);
     while !lines.is_empty() {
         // The lines inside the current piece, streamed straight from it; or, where the
         // piece ends inside the next line, that line put together first.
@@ -107,13 +167,13 @@ pub(in super::super) fn stream_gather<'s>(
         if inside > 0 {
             let (out, more) = core::mem::take(&mut lines).split_at_mut(inside);
             let from = &piece(at.k)[at.i..][..inside * LINE];
-            for (o, v) in out.iter_mut().zip(bytemuck::cast_slice::<u8, [[u8; 16]; 4]>(from)) {
-                put16(o, v.map(bytemuck::cast), true);
+            for (o, v) in out.iter_mut().zip(bytemuck::cast_slice::<u8, [u8; LINE]>(from)) {
+                l.line(o, v);
             }
             at.advance(inside * LINE);
             lines = more;
         } else if let Some((seam, more)) = core::mem::take(&mut lines).split_first_mut() {
-            let mut v = [[0u8; 16]; 4];
+            let mut v = [0u8; LINE];
             if run >= LINE {
                 // The last `a` bytes of this piece and the first of the next, from copies
                 // of fixed size (copies of any size are calls, too slow once a line).
@@ -121,17 +181,19 @@ pub(in super::super) fn stream_gather<'s>(
                 let mut two = [0u8; 2 * LINE];
                 two[..LINE].copy_from_slice(&piece(at.k)[run - LINE..]);
                 two[LINE..].copy_from_slice(&piece(at.k + 1)[..LINE]);
-                v = bytemuck::cast(<[u8; LINE]>::try_from(&two[LINE - a..][..LINE]).expect("64"));
+                v.copy_from_slice(&two[LINE - a..][..LINE]);
                 at.advance(a);
                 at.advance(LINE - a);
             } else {
-                at.fill(bytemuck::cast_slice_mut(&mut v), &piece);
+                at.fill(&mut v, &piece);
             }
-            put16(seam, v.map(bytemuck::cast), true);
+            l.line(seam, &v);
             lines = more;
         }
     }
-    at.fill(tail, &piece);
+    if !tail.is_empty() {
+        at.fill(tail, &piece);
+    }
 }
 
 /// Where [`stream_gather`] takes its next byte from: piece `k`, byte `i` (of `run`).
