@@ -158,7 +158,7 @@ fn peak(path: &Path) -> (usize, u64) {
     let module = Module::parse(&text);
     let analysis = Analysis::new(&module);
     let peak = Peak::new(&analysis);
-    let summary = peak.summary(&module, 20);
+    let summary = peak.summary(&module, &Default::default());
     (summary.steps, summary.peak_bytes)
 }
 

@@ -265,7 +265,7 @@ fn read(bytes: &[u8]) -> Read {
     let options = ReportOptions { group_by: Some(xlayout::hlo::GroupBy::Op), ..Default::default() };
     let r = Report::new(&a, options);
     let peak = Peak::new(&a);
-    let _ = peak.summary(&m, 20);
+    let _ = peak.summary(&m, &Default::default());
     Read {
         instructions: m.instructions.len(),
         lines: m.lines,

@@ -17,7 +17,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use xlayout::draw::{self, HtmlOptions, MapOptions};
-use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions, ReportWithPeak};
+use xlayout::hlo::{
+    decode, Analysis, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak,
+};
 use xlayout::oom::OomReport;
 use xlayout::{ArrayShape, Dim, Plan, RelayoutPlan, Shape, TileDim};
 
@@ -311,6 +313,7 @@ fn hlo_report(
     bytes: &[u8],
     name: String,
     top: usize,
+    min_bytes: u64,
 ) -> PyResult<(String, String, String, String)> {
     py.detach(|| {
         let (text, problems) = decode(bytes);
@@ -320,10 +323,11 @@ fn hlo_report(
         let options = ReportOptions { top, ..ReportOptions::default() };
         let report = Report::new(&analysis, options);
         let peak = Peak::new(&analysis);
-        let summary = peak.summary(&module, top);
+        let peak_options = PeakOptions { top, min_bytes };
+        let summary = peak.summary(&module, &peak_options);
         // The command's page (`hlo --html`): the same peak, not computed a second time.
         let mut page = draw::HtmlPage::default();
-        let options = HtmlOptions { source: name, ..Default::default() };
+        let options = HtmlOptions { source: name, peak: peak_options, ..Default::default() };
         page.add_with_peak(&report, module.is_scheduled.then_some(&peak), &options);
         let html = page.finish();
         let head = serde_json::json!({

@@ -57,15 +57,16 @@ class HloReport:
     (its peak, the timeline of live bytes, the buffers live at the peak).
     """
 
-    def __init__(self, bytes_: bytes, name: str, top: int) -> None:
-        report, peak, html, head = _xlayout.hlo_report(bytes_, name, top)
+    def __init__(self, bytes_: bytes, name: str, top: int, min_bytes: int = 0) -> None:
+        report, peak, html, head = _xlayout.hlo_report(bytes_, name, top, min_bytes)
         self._report_json = report
         self._html = html
         # `module`, `is_scheduled` and `totals`, without parsing every row.
         self._head: Dict[str, Any] = json.loads(head)
         self.source: str = name
         #: The ``xlayout peak`` object: XLA's peak step and bytes, the values live there (the
-        #: first ``top``), the high-water marks, and the rules not modelled.
+        #: first ``top``, none under ``min_bytes``), the high-water marks, and the rules not
+        #: modelled.
         self.peak: Dict[str, Any] = json.loads(peak)
 
     @cached_property
@@ -127,13 +128,14 @@ class HloReport:
         return f"<xlayout.HloReport {self.module or self.source}: {peak}>"
 
 
-def hlo(source: Any, *, top: int = 20) -> HloReport:
+def hlo(source: Any, *, top: int = 20, min_bytes: int = 0) -> HloReport:
     """The report of one HLO module, as ``xlayout hlo`` and ``xlayout peak`` give it.
 
     ``source`` is a path (``str`` or ``os.PathLike``), a dump directory (its one module
     text after optimizations), module text (a ``str`` with a line end, or ``bytes``), or
     a JAX ``Compiled`` or ``Lowered`` object (its optimized HLO). ``top`` bounds the top
-    lists and the peak's live list, as ``--top`` does.
+    lists and the peak's live list, as ``--top`` does; ``min_bytes`` leaves smaller values
+    out of the peak's live list, as ``xlayout peak --min-bytes`` does.
 
     >>> import xlayout
     >>> r = xlayout.hlo("HloModule m, is_scheduled=true\\n\\nENTRY %e {\\n"
@@ -143,7 +145,9 @@ def hlo(source: Any, *, top: int = 20) -> HloReport:
     (1, 80, [64, 64])
     """
     data, name = _module_source(source)
-    return HloReport(data, name, top)
+    if top < 0 or min_bytes < 0:
+        raise ValueError(f"top and min_bytes are counts, not {top} and {min_bytes}")
+    return HloReport(data, name, top, min_bytes)
 
 
 class OomReport:

@@ -84,7 +84,8 @@ pub use module::{CallContext, Computation, Module};
 pub use opcode::Opcode;
 pub use peak::{
     Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,
-    NotModelledRow, Peak, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive, XlaPeak,
+    NotModelledRow, Peak, PeakOptions, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive,
+    XlaPeak,
 };
 pub use ratio::{Percent, Ratio};
 pub use report::{

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    Analysis, GroupBy, InstrId, Keyed, Module, Peak, Report, ReportOptions, ReportWithPeak, Row,
-    Sum, Totals, REPORT_VERSION,
+    Analysis, GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions,
+    ReportWithPeak, Row, Sum, Totals, REPORT_VERSION,
 };
 
 use super::args::{By, Format, Hlo};
@@ -180,6 +180,7 @@ impl Hlo {
                         let html = draw::HtmlOptions {
                             source: name.clone(),
                             xla_allocated_bytes: xla.as_ref().map(|x| x.total_bytes),
+                            peak: PeakOptions { top: self.top, min_bytes: self.min_bytes },
                             ..draw::HtmlOptions::default()
                         };
                         page.add_with_peak(&report, peak.as_ref(), &html);

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    Analysis, LiveRangeDump, Module, Peak, PeakRow, PeakSummary, Report, ReportOptions,
-    REPORT_VERSION,
+    Analysis, LiveRangeDump, Module, Peak, PeakOptions, PeakRow, PeakSummary, Report,
+    ReportOptions, REPORT_VERSION,
 };
 
 use super::args::{Format, Peak as PeakArgs};
@@ -108,8 +108,7 @@ impl PeakArgs {
                     status |= dump::diagnostics(&name, &module);
                     let analysis = Analysis::new(&module);
                     let peak = Peak::new(&analysis);
-                    let mut summary = peak.summary(&module, 0);
-                    summary.live = self.listed(&module, &peak);
+                    let summary = peak.summary(&module, &self.options());
                     let (assignment, live_range) =
                         dump::beside(file, self.buffer_assignment.as_deref());
                     let xla = dump::read_beside(live_range, stdin)?.map(|(file, text)| {
@@ -141,6 +140,7 @@ impl PeakArgs {
                         let html = draw::HtmlOptions {
                             source: name.clone(),
                             xla_allocated_bytes: assignment.as_ref().map(|x| x.total_bytes),
+                            peak: self.options(),
                             ..draw::HtmlOptions::default()
                         };
                         page.add_with_peak(&report, Some(&peak), &html);
@@ -172,21 +172,10 @@ impl PeakArgs {
         sink.json(f)
     }
 
-    /// The values of XLA's list at the peak that `--min-bytes` and `--top` keep, with the
-    /// cumulative column over the whole list; only those kept are made into rows.
-    fn listed<'a>(&self, m: &'a Module<'_>, peak: &Peak) -> Vec<PeakRow<'a>> {
-        let mut total = 0u64;
-        let mut rows = Vec::new();
-        for &v in &peak.xla.live {
-            let bytes = peak.values[v].sizes.map_or(0, |s| s.bytes);
-            total = total.saturating_add(bytes);
-            // The list is largest first: nothing after a value below --min-bytes is kept.
-            if bytes < self.min_bytes || rows.len() >= self.top {
-                break;
-            }
-            rows.push(peak.row(m, v, total));
-        }
-        rows
+    /// What `--top` and `--min-bytes` keep of the list at the peak, for the rows, the
+    /// JSON and the page alike.
+    fn options(&self) -> PeakOptions {
+        PeakOptions { top: self.top, min_bytes: self.min_bytes }
     }
 
     /// Reports the values live at the peak that take more than `--max-expansion` times
@@ -407,7 +396,7 @@ mod tests {
             "HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n",
         );
         let peak = Peak::new(&Analysis::new(&m));
-        let rows = peak.live_rows(&m, 1);
+        let rows = peak.live_rows(&m, &PeakOptions { top: 1, min_bytes: 0 });
         let row = FileRow { file: "f", peak_step: 0, row: &rows[0] };
         assert_eq!(super::super::output::keys(&row), COLUMNS);
     }

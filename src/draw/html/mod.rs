@@ -20,13 +20,13 @@ use self::maps::Maps;
 use self::peak::peak_section;
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{InstrId, Peak, Report, Sizes};
+use crate::hlo::{InstrId, Peak, PeakOptions, Report, Sizes};
 
 /// What [`report_html`] shows.
 ///
 /// ```
 /// let o = xlayout::draw::HtmlOptions::default();
-/// assert_eq!((o.maps, o.diagnostics, o.lifetimes), (8, 200, 20));
+/// assert_eq!((o.maps, o.diagnostics, o.peak.top), (8, 200, 20));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HtmlOptions {
@@ -34,8 +34,9 @@ pub struct HtmlOptions {
     pub source: String,
     /// XLA's own allocation total (its buffer assignment's), shown beside the peak.
     pub xla_allocated_bytes: Option<u64>,
-    /// Buffers live at the peak drawn as lifetime bars at most (the largest).
-    pub lifetimes: usize,
+    /// Which buffers live at the peak are drawn as lifetime bars (the largest first), as
+    /// the command's `--top` and `--min-bytes` list them.
+    pub peak: PeakOptions,
     /// Padded buffers drawn as maps at most (distinct shapes, most padding first); a page
     /// has at most [`PAGE_MAPS`] in all.
     pub maps: usize,
@@ -48,7 +49,7 @@ impl Default for HtmlOptions {
         HtmlOptions {
             source: String::new(),
             xla_allocated_bytes: None,
-            lifetimes: 20,
+            peak: PeakOptions::default(),
             maps: 8,
             diagnostics: 200,
         }
@@ -172,7 +173,7 @@ impl HtmlPage {
                 .map_or(String::new(), |e| format!(", entry {}", escape(m.computations[e].name))),
             if m.is_scheduled { ", scheduled" } else { "" }
         );
-        let live = peak.map_or_else(Vec::new, |peak| peak.live_rows(m, options.lifetimes));
+        let live = peak.map_or_else(Vec::new, |peak| peak.live_rows(m, &options.peak));
         let maps = Maps::new(report, &live, options.maps.min(PAGE_MAPS - self.maps));
         self.maps += maps.shapes.len();
         match peak {

@@ -1,4 +1,4 @@
-//! The peak as rows and one object with names (what `xlayout hlo --peak` prints as TSV
+//! The peak as rows and one object with names (what `xlayout peak` prints as TSV
 //! and JSON): the values XLA lists at its peak with a cumulative column, the high-water
 //! marks, and the rules not modelled.
 
@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::super::id::{InstrId, ValueId};
 use super::super::module::Module;
-use super::{Bounds, Mark, NodeSizes, Peak, Rule};
+use super::{Bounds, Mark, NodeSizes, Peak, PeakOptions, Rule};
 use crate::Shape;
 
 /// One value as a report row.
@@ -14,7 +14,7 @@ use crate::Shape;
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let rows = Peak::new(&Analysis::new(&m)).live_rows(&m, 20);
+/// let rows = Peak::new(&Analysis::new(&m)).live_rows(&m, &Default::default());
 /// assert_eq!((rows[0].instruction, rows[0].opcode, rows[0].start, rows[0].end), ("n", "negate", 1, 2));
 /// assert_eq!((rows[1].instruction, rows[1].cumulative_bytes), ("p", 80));
 /// ```
@@ -53,7 +53,7 @@ pub struct PeakRow<'a> {
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &Default::default());
 /// assert_eq!((s.high_water.bytes.step, s.high_water.bytes.instruction, s.high_water.bytes.total), (1, Some("n"), 80));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -71,7 +71,7 @@ pub struct MarkRow<'a> {
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &Default::default());
 /// assert_eq!((s.high_water.array_bytes.total, s.high_water.logical_bytes.total), (128, 80));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -89,7 +89,7 @@ pub struct HighWaterRows<'a> {
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak, Rule};
 /// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &Default::default());
 /// assert_eq!((s.not_modelled[0].rule, s.not_modelled[0].count), (Rule::NotScheduled, 1));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -110,7 +110,7 @@ pub struct NotModelledRow<'a> {
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 1);
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &xlayout::hlo::PeakOptions { top: 1, min_bytes: 0 });
 /// assert_eq!((s.peak_bytes, s.peak_array_bytes, s.live.len(), s.live_count), (80, 128, 1, 2));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -143,8 +143,8 @@ pub struct PeakSummary<'a> {
     pub bounds: Option<Bounds>,
     /// The largest live totals over all steps.
     pub high_water: HighWaterRows<'a>,
-    /// The values XLA lists at its peak, in its order, with a cumulative column (the
-    /// first `top` of them, when a top is asked for).
+    /// The values XLA lists at its peak, in its order, with a cumulative column: those
+    /// the [`PeakOptions`] keep.
     pub live: Vec<PeakRow<'a>>,
     /// How many values are live at the peak in all.
     pub live_count: usize,
@@ -193,32 +193,43 @@ impl Peak {
         }
     }
 
-    /// The values XLA lists at its peak, as rows in its order (the first `top`).
-    pub fn live_rows<'a>(&self, m: &'a Module<'_>, top: usize) -> Vec<PeakRow<'a>> {
+    /// The values XLA lists at its peak, as rows in its order: those `options` keep (the
+    /// first [`PeakOptions::top`], none smaller than [`PeakOptions::min_bytes`]), with the
+    /// cumulative column over the whole list. Only the values kept are made into rows.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak, PeakOptions};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[8]{0} parameter(0)\n  ROOT %n = f32[4]{0} slice(%p), slice={[0:4]}\n}\n");
+    /// let peak = Peak::new(&Analysis::new(&m));
+    /// let rows = peak.live_rows(&m, &PeakOptions { top: 5, min_bytes: 20 });
+    /// assert_eq!((rows.len(), rows[0].instruction, rows[0].cumulative_bytes), (1, "p", 32));
+    /// ```
+    pub fn live_rows<'a>(&self, m: &'a Module<'_>, options: &PeakOptions) -> Vec<PeakRow<'a>> {
         let mut total = 0u64;
-        self.xla
-            .live
-            .iter()
-            .take(top)
-            .map(|&v| {
-                total =
-                    total.saturating_add(self.values[v].sizes.map_or(0, |s: NodeSizes| s.bytes));
-                self.row(m, v, total)
-            })
-            .collect()
+        let mut rows = Vec::new();
+        for &v in &self.xla.live {
+            let bytes = self.values[v].sizes.map_or(0, |s: NodeSizes| s.bytes);
+            total = total.saturating_add(bytes);
+            // The list is largest first: nothing after a value below the floor is kept.
+            if bytes < options.min_bytes || rows.len() >= options.top {
+                break;
+            }
+            rows.push(self.row(m, v, total));
+        }
+        rows
     }
 
-    /// The whole peak with names; `top` bounds the live list.
+    /// The whole peak with names; `options` say which values its live list keeps.
     ///
     /// ```
     /// use xlayout::hlo::{Analysis, Module, Peak};
     /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[8]{0} parameter(0)\n  ROOT %n = f32[8]{0} negate(%p)\n}\n");
     /// let peak = Peak::new(&Analysis::new(&m));
-    /// let s = peak.summary(&m, 20);
+    /// let s = peak.summary(&m, &Default::default());
     /// assert_eq!((s.peak_step, s.peak_instruction, s.peak_bytes, s.live_count), (1, Some("n"), 64, 2));
     /// assert_eq!(s.live[1].cumulative_bytes, 64);
     /// ```
-    pub fn summary<'a>(&self, m: &'a Module<'_>, top: usize) -> PeakSummary<'a> {
+    pub fn summary<'a>(&self, m: &'a Module<'_>, options: &PeakOptions) -> PeakSummary<'a> {
         let name = |i: Option<InstrId>| i.map(|i| m.instructions[i].name);
         let mark =
             |k: &Mark| MarkRow { step: k.step, instruction: name(k.instruction), total: k.total };
@@ -251,7 +262,7 @@ impl Peak {
                 array_bytes: mark(&self.high_water.array_bytes),
                 logical_bytes: mark(&self.high_water.logical_bytes),
             },
-            live: self.live_rows(m, top),
+            live: self.live_rows(m, options),
             live_count: self.xla.live.len(),
         }
     }
