@@ -253,6 +253,9 @@ struct Read {
     problems: Vec<(DiagnosticKind, usize, usize)>,
     rules: Vec<Rule>,
     spaces: usize,
+    /// The predicted allocations, and their arguments' bytes.
+    allocations: usize,
+    argument_bytes: u64,
 }
 
 /// Everything `xlayout hlo` and `xlayout hlo --peak` do with a module's bytes before
@@ -272,6 +275,8 @@ fn read(bytes: &[u8]) -> Read {
         problems: m.diagnostics.iter().map(|d| (d.kind, d.line, d.problems())).collect(),
         rules: peak.not_modelled.iter().map(|n| n.rule).collect(),
         spaces: r.totals.by_memory_space.len(),
+        allocations: peak.assignment.allocations.len(),
+        argument_bytes: peak.assignment.argument_bytes,
     }
 }
 
@@ -359,6 +364,14 @@ fn check(class: Class, bytes: &[u8], r: &Read) {
             let statements = bytes.windows(3).filter(|w| w == b" = ").count();
             assert_eq!(r.instructions, statements, "{name}");
             assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
+        Class::AliasedOutputs => {
+            // Every output of the fusion is written over the parameter passed for it: the
+            // n entry parameters and the n outputs are n buffers, each a parameter's
+            // allocation (4 bytes), and the result's index table one more.
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+            let n = (r.instructions - 2) / 2;
+            assert_eq!((r.allocations, r.argument_bytes), (n + 1, 4 * n as u64), "{name}");
         }
         Class::BadIndexGtes => {
             // Each bad index is not followed, and says so.

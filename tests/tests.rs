@@ -39,6 +39,7 @@ mod version_pins;
 
 // Whole HLO modules, their peak, out-of-memory reports.
 mod hlo;
+mod hlo_alloc;
 mod hlo_hostile;
 mod hlo_jax;
 mod hlo_peak;

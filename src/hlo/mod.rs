@@ -39,6 +39,7 @@
 //! assert_eq!(row.best_layout.as_deref(), Some("{0,1,2:T(8,128)}"));
 //! ```
 
+mod alloc;
 mod assignment;
 mod attribute;
 mod best;
@@ -63,11 +64,12 @@ mod sizes;
 pub mod units;
 mod work;
 
+pub use alloc::{Assignment, HeapAlgorithm, PlacedValue, PredictedAllocation, ALIGNMENT};
 pub use assignment::{
     dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
     DumpProblem, DumpRange, LiveRangeDump, SizeDifference,
 };
-pub use attribute::{AliasPair, CallAttribute};
+pub use attribute::{AliasPair, CallAttribute, FusionKind};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
 pub use decode::decode;

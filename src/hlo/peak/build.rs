@@ -1,13 +1,14 @@
 //! [`Peak::new`]: the stages of the peak run in order (schedule, dataflow, liveness, sweep,
 //! bounds), each reading what the one before found.
 
+use super::super::alloc::{Assignment, Stages};
 use super::super::buffer::Analysis;
 use super::super::id::{IndexVec, ValueId};
 use super::dataflow::{Dataflow, FlowId};
 use super::schedule::Schedule;
 use super::tree::{NodeSizes, Tree};
-use super::{bounds, liveness, sweep};
-use super::{HighWater, LiveRange, Mark, NotModelled, Peak, PeakValue, Rule, XlaPeak};
+use super::{aliasing, bounds, liveness, sweep};
+use super::{Bound, HighWater, LiveRange, Mark, NotModelled, Peak, PeakValue, Rule, XlaPeak};
 
 impl Peak {
     /// The live ranges and peak of the module `a` analysed. Linear in the size of the
@@ -17,14 +18,23 @@ impl Peak {
         let mut notes = Vec::new();
         let Some(entry) = m.entry else {
             NotModelled::add(&mut notes, Rule::NoEntry, None);
-            return Peak { not_modelled: notes, ..Peak::default() };
+            let unknown = Bound { lower: 0, upper: None };
+            let assignment = Assignment {
+                not_modelled: notes.clone(),
+                bounds: Some(unknown),
+                ..Assignment::default()
+            };
+            return Peak { not_modelled: notes, assignment, ..Peak::default() };
         };
         if !m.is_scheduled {
             NotModelled::add(&mut notes, Rule::NotScheduled, None);
         }
         let s = Schedule::new(m, entry);
-        let d = Dataflow::new(a, &s, &mut notes);
-        let ranges = liveness::live_ranges(a, &s, &d);
+        let mut embedded_notes = Vec::new();
+        let d = Dataflow::new(a, &s, &mut notes, &mut embedded_notes);
+        let buffers = aliasing::buffers(a, &s, &d);
+        let liveness = liveness::live_ranges(a, &s, &d, &buffers);
+        let ranges = &liveness.ranges;
         // At most one per dataflow value: room for them all at once, not grown by doubling.
         let mut values: IndexVec<ValueId, PeakValue> =
             IndexVec::from_raw(Vec::with_capacity(d.values.len()));
@@ -87,6 +97,19 @@ impl Peak {
             bounds::bounds(a, &s, &d, &values, &value_of, &high_water, how)
         });
         notes.sort_by_key(|n| n.rule);
+        // The allocation follows every rule the peak follows, and those of the
+        // thread-local computations' dataflow.
+        let mut allocation_notes = notes.clone();
+        for n in embedded_notes {
+            for _ in 0..n.count.saturating_sub(n.instructions.len()) {
+                NotModelled::add(&mut allocation_notes, n.rule, None);
+            }
+            for i in n.instructions {
+                NotModelled::add(&mut allocation_notes, n.rule, Some(i));
+            }
+        }
+        let stages = Stages { s: &s, d: &d, sets: &buffers, live: &liveness, value_of: &value_of };
+        let assignment = Assignment::predict(a, &stages, allocation_notes);
         Peak {
             xla: XlaPeak {
                 step,
@@ -102,6 +125,7 @@ impl Peak {
             high_water,
             not_modelled: notes,
             bounds,
+            assignment,
         }
     }
 }

@@ -45,23 +45,24 @@
 //! assert!(peak.not_modelled.is_empty());
 //! ```
 
-mod aliasing;
+pub(crate) mod aliasing;
 mod bounds;
 mod build;
-mod dataflow;
-mod liveness;
+pub(crate) mod dataflow;
+pub(crate) mod liveness;
 mod model;
+pub(crate) mod notes;
+pub(crate) mod order;
 mod phi;
 mod report;
-mod schedule;
+pub(crate) mod schedule;
 mod sweep;
 mod timeline;
 pub(crate) mod tree;
 
 pub use liveness::LiveRange;
-pub use model::{
-    Bound, Bounds, HighWater, Mark, NotModelled, Peak, PeakOptions, PeakValue, Rule, XlaPeak,
-};
+pub use model::{Bounds, HighWater, Mark, Peak, PeakOptions, PeakValue, XlaPeak};
+pub use notes::{Bound, NotModelled, Rule};
 pub use report::{HighWaterRows, MarkRow, NotModelledRow, PeakRow, PeakSummary};
 pub use timeline::{PeakSplit, StepLive};
 pub use tree::NodeSizes;
