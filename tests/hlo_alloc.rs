@@ -130,6 +130,24 @@ fn memory_analysis_of_every_program_is_xlas() {
     assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// The larger programs of generate_large.py (attention gradients in bf16 of 2 GB, a scan
+/// writing a 128 MiB buffer in place, MLP training steps, ...): `memory_analysis()` field
+/// by field, and the allocations of XLA's file.
+#[test]
+fn memory_analysis_of_every_large_program_is_xlas() {
+    let programs = crate::support::large_jax_programs();
+    assert!(programs.len() >= 12, "{}", programs.len());
+    let mut failures = Vec::new();
+    for p in &programs {
+        let name = p["name"].as_str().unwrap();
+        let a = predict("jax_cpu_large", name);
+        failures.extend(figures(name, &a, &p["memory_analysis"]));
+        let (differences, _) = allocations("jax_cpu_large", name);
+        failures.extend(differences);
+    }
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
+}
+
 /// The programs where XLA orders allocations of one size and kind otherwise than the
 /// prediction (see [`allocations`]); their contents agree.
 const REORDERED: [&str; 6] = [

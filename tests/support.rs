@@ -35,6 +35,13 @@ pub fn jax_programs() -> Vec<Value> {
     manifest["programs"].as_array().unwrap().clone()
 }
 
+/// The programs of `tests/data/hlo/jax_cpu_large/manifest.json` (generate_large.py: larger
+/// programs, compiled on another machine, with `compiled.memory_analysis()` for each).
+pub fn large_jax_programs() -> Vec<Value> {
+    let manifest: Value = serde_json::from_slice(&data("hlo/jax_cpu_large/manifest.json")).unwrap();
+    manifest["programs"].as_array().unwrap().clone()
+}
+
 /// A fresh, empty folder for the files a test writes, named for the test.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
