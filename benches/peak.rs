@@ -159,7 +159,7 @@ fn peak(path: &Path) -> (usize, u64) {
     let analysis = Analysis::new(&module);
     let peak = Peak::new(&analysis);
     let summary = peak.summary(&module, &Default::default());
-    (summary.steps, summary.peak_bytes)
+    (summary.steps, summary.live_range_peak_bytes)
 }
 
 fn bench(c: &mut Criterion) {

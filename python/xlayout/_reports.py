@@ -64,7 +64,8 @@ class HloReport:
         # `module`, `is_scheduled` and `totals`, without parsing every row.
         self._head: Dict[str, Any] = json.loads(head)
         self.source: str = name
-        #: The ``xlayout peak`` object: XLA's peak step and bytes, the values live there (the
+        #: The ``xlayout peak`` object: what XLA:CPU allocates (predicted, with its
+        #: allocations), XLA's live-range peak step and bytes, the values live there (the
         #: first ``top``, none under ``min_bytes``), the high-water marks, and the rules not
         #: modelled.
         self.peak: Dict[str, Any] = json.loads(peak)
@@ -83,16 +84,64 @@ class HloReport:
         """Whether the module is marked ``is_scheduled=true`` (a peak needs a schedule)."""
         return self._head["is_scheduled"]
 
+    def _allocation(self, key: str) -> Optional[int]:
+        return self.peak[key] if self.is_scheduled else None
+
+    @property
+    def allocated_bytes(self) -> Optional[int]:
+        """What XLA:CPU's buffer assignment allocates for the module, predicted from its
+        text: ``compiled.memory_analysis()``'s arguments + outputs - aliased + temporaries.
+        ``None`` when the module is not scheduled. Where a rule it needs is not modelled
+        (``allocation_exact`` is false), ``peak["allocation_bounds"]`` says where it lies."""
+        return self._allocation("allocated_bytes")
+
+    @property
+    def argument_bytes(self) -> Optional[int]:
+        """The arguments' allocations (``argument_size_in_bytes``)."""
+        return self._allocation("argument_bytes")
+
+    @property
+    def output_bytes(self) -> Optional[int]:
+        """The outputs' allocations (``output_size_in_bytes``)."""
+        return self._allocation("output_bytes")
+
+    @property
+    def alias_bytes(self) -> Optional[int]:
+        """Donated parameters an output is written over (``alias_size_in_bytes``)."""
+        return self._allocation("alias_bytes")
+
+    @property
+    def temp_bytes(self) -> Optional[int]:
+        """The temporaries (``temp_size_in_bytes``)."""
+        return self._allocation("temp_bytes")
+
+    @property
+    def allocation_exact(self) -> Optional[bool]:
+        """Whether every rule the prediction needs is modelled."""
+        return self.peak["allocation_exact"] if self.is_scheduled else None
+
+    @property
+    def live_range_peak_bytes(self) -> Optional[int]:
+        """XLA's live-range peak (``HloLiveRange``): the bytes (``ByteSizeOf``) of the values
+        live at its peak step, values that share memory each counted; ``None`` when the
+        module is not scheduled. Not what is allocated: see ``allocated_bytes``."""
+        return self.peak["live_range_peak_bytes"] if self.is_scheduled else None
+
+    @property
+    def live_range_peak_step(self) -> Optional[int]:
+        """That peak's step in the flattened sequence; ``None`` when not scheduled."""
+        return self.peak["live_range_peak_step"] if self.is_scheduled else None
+
     @property
     def peak_bytes(self) -> Optional[int]:
-        """XLA's peak: the bytes (``ByteSizeOf``) of the values live at its peak step, as
-        ``HloLiveRange`` finds it; ``None`` when the module is not scheduled."""
-        return self.peak["peak_bytes"] if self.is_scheduled else None
+        """The old name of ``live_range_peak_bytes`` (XLA's live-range rule, not what is
+        allocated), kept for one release."""
+        return self.live_range_peak_bytes
 
     @property
     def peak_step(self) -> Optional[int]:
-        """XLA's peak step in the flattened sequence; ``None`` when not scheduled."""
-        return self.peak["peak_step"] if self.is_scheduled else None
+        """The old name of ``live_range_peak_step``, kept for one release."""
+        return self.live_range_peak_step
 
     @property
     def rows(self) -> List[Dict[str, Any]]:
@@ -124,8 +173,12 @@ class HloReport:
         return self._html
 
     def __repr__(self) -> str:
-        peak = "unscheduled" if self.peak_bytes is None else f"peak {self.peak_bytes} bytes"
-        return f"<xlayout.HloReport {self.module or self.source}: {peak}>"
+        if self.allocated_bytes is None:
+            what = "unscheduled"
+        else:
+            exact = "" if self.allocation_exact else " (not every rule modelled)"
+            what = f"allocated {self.allocated_bytes} bytes{exact}"
+        return f"<xlayout.HloReport {self.module or self.source}: {what}>"
 
 
 def hlo(source: Any, *, top: int = 20, min_bytes: int = 0) -> HloReport:
@@ -141,7 +194,7 @@ def hlo(source: Any, *, top: int = 20, min_bytes: int = 0) -> HloReport:
     >>> r = xlayout.hlo("HloModule m, is_scheduled=true\\n\\nENTRY %e {\\n"
     ...                 "  %p = f32[10]{0:T(8)} parameter(0)\\n"
     ...                 "  ROOT %n = f32[10]{0:T(8)} negate(%p)\\n}\\n")
-    >>> r.peak_step, r.peak_bytes, [row["array_bytes"] for row in r.rows]
+    >>> r.live_range_peak_step, r.live_range_peak_bytes, [row["array_bytes"] for row in r.rows]
     (1, 80, [64, 64])
     """
     data, name = _module_source(source)

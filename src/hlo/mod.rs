@@ -64,10 +64,13 @@ mod sizes;
 pub mod units;
 mod work;
 
-pub use alloc::{Assignment, HeapAlgorithm, PlacedValue, PredictedAllocation, ALIGNMENT};
+pub use alloc::{
+    AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow, PlacedValue,
+    PredictedAllocation, ALIGNMENT,
+};
 pub use assignment::{
     dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
-    DumpProblem, DumpRange, LiveRangeDump, SizeDifference,
+    DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
 };
 pub use attribute::{AliasPair, CallAttribute, FusionKind};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};

@@ -27,9 +27,11 @@ mod assign;
 mod heap;
 mod model;
 mod predict;
+mod report;
 mod share;
 mod values;
 
 pub use heap::{HeapAlgorithm, ALIGNMENT};
 pub use model::{Assignment, PlacedValue, PredictedAllocation};
 pub(crate) use predict::Stages;
+pub use report::{AllocationRow, AllocationSummary, PlacedRow};

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::super::assignment::MemoryAnalysis;
 use super::super::id::{InstrId, ValueId};
 use super::super::peak::notes::{Bound, NotModelled};
 use super::heap::HeapAlgorithm;
@@ -121,5 +122,24 @@ impl Assignment {
     /// ```
     pub fn exact(&self) -> bool {
         self.not_modelled.is_empty()
+    }
+
+    /// The four figures of `compiled.memory_analysis()` and their sum, as XLA's file would
+    /// give them ([`BufferAssignment::memory_analysis`](crate::hlo::BufferAssignment::memory_analysis)).
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+    /// let x = Peak::new(&Analysis::new(&m)).assignment.memory_analysis();
+    /// assert_eq!((x.argument_bytes, x.output_bytes, x.alias_bytes, x.allocated_bytes), (8, 8, 0, 16));
+    /// ```
+    pub fn memory_analysis(&self) -> MemoryAnalysis {
+        MemoryAnalysis {
+            allocated_bytes: self.allocated_bytes,
+            argument_bytes: self.argument_bytes,
+            output_bytes: self.output_bytes,
+            alias_bytes: self.alias_bytes,
+            temp_bytes: self.temp_bytes,
+        }
     }
 }

@@ -5,12 +5,14 @@
 //! is not modelled, the bounds.
 
 use super::super::buffer::Analysis;
-use super::super::id::{IndexVec, ValueId};
+use super::super::id::{CompId, IndexVec, InstrId, ValueId};
+use super::super::module::{CallContext, Module};
 use super::super::opcode::Opcode;
 use super::super::peak::dataflow::{Dataflow, FlowId};
 use super::super::peak::liveness::Liveness;
 use super::super::peak::notes::{Bound, NotModelled, Rule};
 use super::super::peak::schedule::Schedule;
+use super::super::peak::tree::NodeId;
 use super::assign::{assign, Slot};
 use super::heap::{align, heap};
 use super::model::{Assignment, PlacedValue, PredictedAllocation};
@@ -203,36 +205,45 @@ fn combine(
 
 /// Where `allocated_bytes` lies whatever the rules not modelled decide: at least the entry
 /// parameters (each an allocation of its own), at most every value of the global
-/// computations in an allocation of its own, each rounded up to the alignment, plus the
-/// values of computations no step runs (`upper` is `None` when a value has no size).
+/// computations in an allocation of its own, each rounded up to the alignment (`upper` is
+/// `None` when a value has no size). Each value counts at the smaller of XLA:CPU's size and
+/// its `ArraySize` (with tiling padding) in the lower bound and at the larger in the upper
+/// one, so that the bounds also hold a backend that pads (a TPU module's).
 fn bounds(a: &Analysis<'_, '_>, d: &Dataflow, facts: &Facts) -> Bound {
     let m = a.module;
     let (mut lower, mut upper) = (0u64, Some(0u64));
+    let padded = |i: InstrId, node: NodeId| {
+        d.tree(i).nodes.get(node).and_then(|n| n.sizes).map(|s| s.array_bytes)
+    };
     for (v, f) in d.values.iter_enumerated() {
         let ins = &m.instructions[f.instruction];
-        let global = d.base(f.instruction).is_some() && ins.computation.is_some();
-        if !global {
+        if d.base(f.instruction).is_none() || thread_local(ins.computation, m) {
             continue;
         }
-        let size = facts.size[v];
+        let (cpu, array) = (facts.size[v], padded(f.instruction, f.node));
         let parameter = ins.opcode == Opcode::Parameter && ins.computation == m.entry;
         if parameter {
-            lower = lower.saturating_add(size.unwrap_or(0));
+            lower = lower.saturating_add(cpu.unwrap_or(0).min(array.unwrap_or(u64::MAX)));
         }
-        upper = match (upper, size) {
-            (Some(u), Some(s)) => Some(u.saturating_add(if parameter { s } else { align(s) })),
-            _ => None,
-        };
+        let largest = cpu.zip(array).map(|(c, x)| c.max(x));
+        upper =
+            upper.zip(largest).map(|(u, s)| u.saturating_add(if parameter { s } else { align(s) }));
     }
     // Positions whose value was not followed may each be a value of their own.
     for (p, v) in d.value_at.iter_enumerated() {
         if v.is_none() {
             let i = d.position_instruction[p];
-            let size = d.tree(i).nodes.get(d.node(i, p)).and_then(|n| n.sizes).map(|s| s.bytes);
+            let n = d.tree(i).nodes.get(d.node(i, p)).and_then(|n| n.sizes);
+            let size = n.map(|s| s.bytes.max(s.array_bytes));
             upper = upper.zip(size).map(|(u, s)| u.saturating_add(align(s)));
         }
     }
     Bound { lower, upper: upper.map(|u| u.max(lower)) }
+}
+
+/// Whether computation `c` is thread-local (its values' allocations count nowhere).
+fn thread_local(c: Option<CompId>, m: &Module<'_>) -> bool {
+    c.map_or(true, |c| m.computations[c].context == CallContext::Embedded)
 }
 
 /// Whether every layout is one XLA:CPU gives (no tiles, the default memory space).

@@ -62,7 +62,7 @@ pub(crate) mod tree;
 
 pub use liveness::LiveRange;
 pub use model::{Bounds, HighWater, Mark, Peak, PeakOptions, PeakValue, XlaPeak};
-pub use notes::{Bound, NotModelled, Rule};
-pub use report::{HighWaterRows, MarkRow, NotModelledRow, PeakRow, PeakSummary};
+pub use notes::{Bound, NotModelled, NotModelledRow, Rule};
+pub use report::{HighWaterRows, MarkRow, PeakRow, PeakSummary};
 pub use timeline::{PeakSplit, StepLive};
 pub use tree::NodeSizes;

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::super::id::InstrId;
+use super::super::module::Module;
 
 /// A rule of XLA's that this model does not follow, and so bounds instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -113,4 +114,43 @@ pub struct Bound {
     pub lower: u64,
     /// At most this.
     pub upper: Option<u64>,
+}
+
+/// A rule not modelled, named.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak, Rule};
+/// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &Default::default());
+/// assert_eq!((s.not_modelled[0].rule, s.not_modelled[0].count), (Rule::NotScheduled, 1));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NotModelledRow<'a> {
+    /// The rule.
+    pub rule: Rule,
+    /// In words.
+    pub description: &'static str,
+    /// How many instructions need it.
+    pub count: usize,
+    /// The first few of them.
+    pub instructions: Vec<&'a str>,
+}
+
+impl NotModelled {
+    /// This rule with its instructions named.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak, Rule};
+    /// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+    /// let r = Peak::new(&Analysis::new(&m)).not_modelled[0].row(&m);
+    /// assert_eq!((r.rule, r.count, r.instructions.len()), (Rule::NotScheduled, 1, 0));
+    /// ```
+    pub fn row<'a>(&self, m: &'a Module<'_>) -> NotModelledRow<'a> {
+        NotModelledRow {
+            rule: self.rule,
+            description: self.rule.describe(),
+            count: self.count,
+            instructions: self.instructions.iter().map(|&i| m.instructions[i].name).collect(),
+        }
+    }
 }
