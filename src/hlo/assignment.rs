@@ -176,24 +176,13 @@ impl BufferAssignment {
                     .any(|x| x.operand == p && x.operand_index == a.parameter_index)
             })
         };
-        let sum = |f: &dyn Fn(&Allocation) -> bool| {
-            self.allocations.iter().filter(|a| f(a)).fold(0u64, |t, a| t.saturating_add(a.size))
-        };
-        let argument_bytes = sum(&|a| a.parameter.is_some());
-        let output_bytes = sum(&|a| a.maybe_live_out);
-        let alias_bytes = sum(&|a| aliased(a));
-        let temp_bytes =
-            sum(&|a| a.parameter.is_none() && !a.maybe_live_out && !a.constant && !a.thread_local);
-        MemoryAnalysis {
-            allocated_bytes: argument_bytes
-                .saturating_add(output_bytes)
-                .saturating_sub(alias_bytes)
-                .saturating_add(temp_bytes),
-            argument_bytes,
-            output_bytes,
-            alias_bytes,
-            temp_bytes,
-        }
+        MemoryAnalysis::of(self.allocations.iter().map(|a| Kinds {
+            size: a.size,
+            parameter: a.parameter.is_some(),
+            aliased: aliased(a),
+            live_out: a.maybe_live_out,
+            temp: a.parameter.is_none() && !a.maybe_live_out && !a.constant && !a.thread_local,
+        }))
     }
 
     /// The sum of the allocations' sizes.
@@ -226,6 +215,41 @@ pub struct MemoryAnalysis {
     pub alias_bytes: u64,
     /// `temp_size_in_bytes`.
     pub temp_bytes: u64,
+}
+
+/// What `memory_analysis()` asks of one allocation.
+pub(crate) struct Kinds {
+    pub size: u64,
+    pub parameter: bool,
+    /// A parameter an output is written over.
+    pub aliased: bool,
+    pub live_out: bool,
+    pub temp: bool,
+}
+
+impl MemoryAnalysis {
+    /// `PopulateBufferStatsFromAllocations` over `allocations`: the sums, and arguments +
+    /// outputs − aliased + temporaries.
+    pub(crate) fn of(allocations: impl Iterator<Item = Kinds>) -> MemoryAnalysis {
+        let mut x = MemoryAnalysis::default();
+        let add = |t: &mut u64, yes: bool, size: u64| {
+            if yes {
+                *t = t.saturating_add(size);
+            }
+        };
+        for k in allocations {
+            add(&mut x.argument_bytes, k.parameter, k.size);
+            add(&mut x.output_bytes, k.live_out, k.size);
+            add(&mut x.alias_bytes, k.parameter && k.aliased, k.size);
+            add(&mut x.temp_bytes, k.temp, k.size);
+        }
+        x.allocated_bytes = x
+            .argument_bytes
+            .saturating_add(x.output_bytes)
+            .saturating_sub(x.alias_bytes)
+            .saturating_add(x.temp_bytes);
+        x
+    }
 }
 
 /// `N: size S, attributes:`.

@@ -4,6 +4,7 @@
 //! `std::partition` and laid end to end) and `memory_analysis()`'s sums; or, where a rule
 //! is not modelled, the bounds.
 
+use super::super::assignment::{Kinds, MemoryAnalysis};
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId, ValueId};
 use super::super::module::{CallContext, Module};
@@ -179,22 +180,19 @@ fn combine(
             values,
         });
     }
-    let sum = |f: &dyn Fn(&PredictedAllocation) -> bool| {
-        allocations.iter().filter(|x| f(x)).fold(0u64, |t, x| t.saturating_add(x.size))
-    };
-    let argument_bytes = sum(&|x| x.parameter.is_some());
-    let output_bytes = sum(&|x| x.maybe_live_out);
-    let alias_bytes = sum(&|x| x.parameter.is_some() && x.aliased_with_output);
-    let temp_bytes = sum(&|x| x.temp);
+    let x = MemoryAnalysis::of(allocations.iter().map(|a| Kinds {
+        size: a.size,
+        parameter: a.parameter.is_some(),
+        aliased: a.aliased_with_output,
+        live_out: a.maybe_live_out,
+        temp: a.temp,
+    }));
     Assignment {
-        allocated_bytes: argument_bytes
-            .saturating_add(output_bytes)
-            .saturating_sub(alias_bytes)
-            .saturating_add(temp_bytes),
-        argument_bytes,
-        output_bytes,
-        alias_bytes,
-        temp_bytes,
+        allocated_bytes: x.allocated_bytes,
+        argument_bytes: x.argument_bytes,
+        output_bytes: x.output_bytes,
+        alias_bytes: x.alias_bytes,
+        temp_bytes: x.temp_bytes,
         heap_bytes,
         heap_algorithm,
         allocations,
