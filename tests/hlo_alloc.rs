@@ -260,3 +260,47 @@ fn modules_outside_the_model_say_why_and_give_bounds() {
     assert_eq!(a.not_modelled[0].rule, Rule::NoEntry);
     assert_eq!(a.bounds, Some(Bound { lower: 0, upper: None }));
 }
+
+/// The allocation's timeline adds up, on every committed dump of a CPU program: the top of
+/// what the temporaries hold reaches, at its highest, XLA's `temp_size_in_bytes` exactly;
+/// the tallest temporaries column is the headline's temporaries peak, at its step; and the
+/// arguments, outputs and that top make what is allocated (less a parameter that is also an
+/// output without being donated, which `memory_analysis()` counts twice).
+#[test]
+fn the_allocation_timeline_adds_up_to_xlas_figures() {
+    let mut checked = 0;
+    for (dir, p) in crate::support::every_jax_program() {
+        let name = p["name"].as_str().unwrap();
+        let text = read(dir, name, "after_optimizations.txt");
+        let m = Module::parse(&text);
+        let peak = Peak::new(&Analysis::new(&m));
+        let a = &peak.assignment;
+        let t = peak.allocation_timeline();
+        assert_eq!(t.len(), peak.sequence.len(), "{name}");
+        let ma = &p["memory_analysis"];
+        let extent = t.iter().map(|s| s.extent).max().unwrap_or(0);
+        assert_eq!(extent, ma["temp_size_in_bytes"].as_u64().unwrap(), "{name}");
+        let tallest = t.iter().map(|s| s.temporaries).max().unwrap_or(0);
+        assert_eq!(tallest, a.temp_peak.bytes, "{name}");
+        if tallest > 0 {
+            assert_eq!(t[a.temp_peak.step as usize].temporaries, tallest, "{name}");
+            let first = t.iter().position(|s| s.temporaries == tallest).unwrap();
+            assert_eq!(first, a.temp_peak.step as usize, "{name}");
+        }
+        assert!(tallest <= extent, "{name}");
+        // The buffers listed at that step are what its column adds up.
+        let at = &t[a.temp_peak.step as usize];
+        let listed: u64 = peak.buffers_at(a.temp_peak.step).iter().map(|b| b.size).sum();
+        assert_eq!(listed, at.parameters + at.outputs + at.temporaries, "{name}");
+        let top = t.iter().map(|s| s.parameters + s.outputs + s.extent).max().unwrap_or(0);
+        let twice: u64 = a
+            .allocations
+            .iter()
+            .filter(|x| x.parameter.is_some() && x.maybe_live_out && !x.aliased_with_output)
+            .map(|x| x.size)
+            .sum();
+        assert_eq!(top + twice, a.allocated_bytes, "{name}");
+        checked += 1;
+    }
+    assert_eq!(checked, 71);
+}

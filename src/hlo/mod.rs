@@ -65,8 +65,8 @@ pub mod units;
 mod work;
 
 pub use alloc::{
-    AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow, PlacedValue,
-    PredictedAllocation, ALIGNMENT,
+    AllocatedBuffer, AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow,
+    PlacedValue, PredictedAllocation, StepAllocated, TempPeak, ALIGNMENT,
 };
 pub use assignment::{
     dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,

@@ -187,7 +187,9 @@ impl Hlo {
                     if let Some(page) = page.as_mut() {
                         let html = draw::HtmlOptions {
                             source: name.clone(),
-                            xla_allocated_bytes: xla.as_ref().map(|x| x.total_bytes),
+                            xla_allocated_bytes: xla
+                                .as_ref()
+                                .map(|x| x.memory_analysis.allocated_bytes),
                             peak: PeakOptions { top: self.top, min_bytes: self.min_bytes },
                             ..draw::HtmlOptions::default()
                         };

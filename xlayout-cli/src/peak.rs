@@ -149,7 +149,9 @@ impl PeakArgs {
                         );
                         let html = draw::HtmlOptions {
                             source: name.clone(),
-                            xla_allocated_bytes: assignment.as_ref().map(|x| x.total_bytes),
+                            xla_allocated_bytes: assignment
+                                .as_ref()
+                                .map(|x| x.memory_analysis.allocated_bytes),
                             peak: self.options(),
                             ..draw::HtmlOptions::default()
                         };

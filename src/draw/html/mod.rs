@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use self::cells::{bytes_cell, percent};
 use self::maps::Maps;
-use self::peak::peak_section;
+use self::peak::{listed, peak_section};
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
 use crate::hlo::{InstrId, Peak, PeakOptions, Report, Sizes};
@@ -32,7 +32,8 @@ use crate::hlo::{InstrId, Peak, PeakOptions, Report, Sizes};
 pub struct HtmlOptions {
     /// What the report is of (a file name), shown under the title.
     pub source: String,
-    /// XLA's own allocation total (its buffer assignment's), shown beside the peak.
+    /// What XLA's own buffer assignment allocates (arguments + outputs − aliased +
+    /// temporaries, as `memory_analysis()` counts them), shown beside the prediction.
     pub xla_allocated_bytes: Option<u64>,
     /// Which buffers live at the peak are drawn as lifetime bars (the largest first), as
     /// the command's `--top` and `--min-bytes` list them.
@@ -173,8 +174,13 @@ impl HtmlPage {
                 .map_or(String::new(), |e| format!(", entry {}", escape(m.computations[e].name))),
             if m.is_scheduled { ", scheduled" } else { "" }
         );
-        let live = peak.map_or_else(Vec::new, |peak| peak.live_rows(m, &options.peak));
-        let maps = Maps::new(report, &live, options.maps.min(PAGE_MAPS - self.maps));
+        let live = peak.map_or_else(Vec::new, |peak| listed(m, peak, &options.peak));
+        let shapes: Vec<(&str, &str)> = live
+            .iter()
+            .flat_map(|b| &b.values)
+            .map(|(name, shape, ..)| (shape.as_str(), name.as_str()))
+            .collect();
+        let maps = Maps::new(report, &shapes, options.maps.min(PAGE_MAPS - self.maps));
         self.maps += maps.shapes.len();
         match peak {
             Some(peak) => {
@@ -183,9 +189,9 @@ impl HtmlPage {
             None => {
                 let _ = write!(
                     out,
-                    "<h2 id=\"{p}peak\">Peak</h2><p class=\"peak none\">None yet: the module is \
+                    "<h2 id=\"{p}peak\">Memory</h2><p class=\"peak none\">Not yet: the module is \
                      not scheduled (no <code>is_scheduled=true</code>), so the order of its \
-                     instructions, and its peak, are not decided.</p>"
+                     instructions, and what it allocates, are not decided.</p>"
                 );
             }
         }
@@ -541,7 +547,11 @@ svg.timeline g.step:hover rect,svg.lifetimes a:hover rect{fill-opacity:0.7}\
 svg.timeline .peak-line,svg.lifetimes .peak-line{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}\
 svg.timeline .axis{stroke:#888}svg.timeline text,svg.lifetimes text{fill:#111}\
 svg.lifetimes rect.padded{stroke:#e15759;stroke-width:2}\
+svg.timeline rect.arguments,svg.lifetimes rect.arguments{fill:#bab0ac}\
+svg.timeline rect.outputs,svg.lifetimes rect.outputs{fill:#59a14f}\
+svg.lifetimes rect.value{fill:#9cb3d1}p.allocated{font-size:1.1em}p.allocated b{font-size:1.2em}\
 table.split td.share{color:#555}\
+section.map .xlayout-map{max-width:none}\
 section.map,div.wide{margin:1em 0;overflow-x:auto}";
 
 /// Sorting: a click on a header of a `sortable` table orders its body rows by that column

@@ -18,7 +18,8 @@
 //!    the smaller of its two best-fit heaps, offsets aligned to 64 bytes;
 //! 4. the buffers of the thread-local computations, one allocation each;
 //! 5. [`predict`]: the temporaries' allocations moved to the end of the list
-//!    (`std::partition`) and laid end to end (`CombineTempAllocations`), and the sums.
+//!    (`std::partition`) and laid end to end (`CombineTempAllocations`), and the sums;
+//! 6. [`timeline`]: what the allocations hold at each step, each buffer counted once.
 //!
 //! Where the module needs a rule the model does not have, [`Assignment::not_modelled`]
 //! says which and [`Assignment::bounds`] bounds the total, as the peak does.
@@ -29,9 +30,12 @@ mod model;
 mod predict;
 mod report;
 mod share;
+mod timeline;
 mod values;
 
 pub use heap::{HeapAlgorithm, ALIGNMENT};
 pub use model::{Assignment, PlacedValue, PredictedAllocation};
 pub(crate) use predict::Stages;
 pub use report::{AllocationRow, AllocationSummary, PlacedRow};
+pub(crate) use timeline::Lived;
+pub use timeline::{AllocatedBuffer, StepAllocated, TempPeak};

@@ -9,6 +9,7 @@ use super::super::assignment::MemoryAnalysis;
 use super::super::id::{InstrId, ValueId};
 use super::super::peak::notes::{Bound, NotModelled};
 use super::heap::HeapAlgorithm;
+use super::timeline::TempPeak;
 
 /// One value in a predicted allocation, at its offset.
 ///
@@ -104,6 +105,9 @@ pub struct Assignment {
     pub heap_bytes: u64,
     /// The order of XLA's heap that packed it (none without temporaries).
     pub heap_algorithm: Option<HeapAlgorithm>,
+    /// The most the temporaries hold at once (each buffer counted once), and the first
+    /// step they do: at most `temp_bytes`, which also pays for where XLA's heap packs them.
+    pub temp_peak: TempPeak,
     /// The allocations, in XLA's order.
     pub allocations: Vec<PredictedAllocation>,
     /// Rules the prediction needs that are not modelled; empty when it is XLA's.

@@ -14,10 +14,12 @@ use super::super::peak::liveness::Liveness;
 use super::super::peak::notes::{Bound, NotModelled, Rule};
 use super::super::peak::schedule::Schedule;
 use super::super::peak::tree::NodeId;
+use super::super::peak::PeakValue;
 use super::assign::{assign, Slot};
 use super::heap::{align, heap};
 use super::model::{Assignment, PlacedValue, PredictedAllocation};
 use super::share::Sharing;
+use super::timeline::temp_peak;
 use super::values::{Budget, Ctx, Facts};
 use crate::Shape;
 
@@ -30,6 +32,8 @@ pub(crate) struct Stages<'x> {
     pub live: &'x Liveness,
     /// Each value's place in the peak's values, if it has a live range.
     pub value_of: &'x IndexVec<FlowId, Option<ValueId>>,
+    /// The peak's values.
+    pub values: &'x IndexVec<ValueId, PeakValue>,
 }
 
 impl Assignment {
@@ -75,6 +79,8 @@ impl Assignment {
         if !notes.is_empty() {
             out.bounds = Some(bounds(a, d, &facts));
         }
+        let lived = |v: ValueId| x.values.get(v).map(|p| (p.range.start, p.range.end, p.sizes));
+        out.temp_peak = temp_peak(&out.steps(x.s.end() as usize, &lived));
         notes.sort_by_key(|n| n.rule);
         out.not_modelled = notes;
         out
@@ -195,6 +201,7 @@ fn combine(
         temp_bytes: x.temp_bytes,
         heap_bytes,
         heap_algorithm,
+        temp_peak: Default::default(),
         allocations,
         not_modelled: Vec::new(),
         bounds: None,

@@ -73,6 +73,10 @@ pub struct AllocationSummary<'a> {
     pub heap_bytes: u64,
     /// The order of XLA's heap that packed them.
     pub heap_algorithm: Option<HeapAlgorithm>,
+    /// The most the temporaries hold at once (each buffer counted once).
+    pub temp_peak_bytes: u64,
+    /// The first step they do.
+    pub temp_peak_step: u32,
     /// Whether every rule the prediction needs is modelled.
     pub allocation_exact: bool,
     /// The rules not modelled.
@@ -122,6 +126,8 @@ impl Assignment {
             temp_bytes: self.temp_bytes,
             heap_bytes: self.heap_bytes,
             heap_algorithm: self.heap_algorithm,
+            temp_peak_bytes: self.temp_peak.bytes,
+            temp_peak_step: self.temp_peak.step,
             allocation_exact: self.exact(),
             allocation_not_modelled: self.not_modelled.iter().map(|n| n.row(m)).collect(),
             allocation_bounds: self.bounds,

@@ -108,7 +108,14 @@ impl Peak {
                 NotModelled::add(&mut allocation_notes, n.rule, Some(i));
             }
         }
-        let stages = Stages { s: &s, d: &d, sets: &buffers, live: &liveness, value_of: &value_of };
+        let stages = Stages {
+            s: &s,
+            d: &d,
+            sets: &buffers,
+            live: &liveness,
+            value_of: &value_of,
+            values: &values,
+        };
         let assignment = Assignment::predict(a, &stages, allocation_notes);
         Peak {
             xla: XlaPeak {
