@@ -253,6 +253,18 @@ impl PeakArgs {
             None => format!("step {step}"),
         };
         s += &dump::allocation_line(f.assignment, self.bytes);
+        let t = &f.assignment.temp_peak;
+        if f.assignment.temp_bytes > 0 {
+            // What the page's timeline marks: the allocation is this peak plus what XLA's
+            // heap loses packing buffers of different lifetimes.
+            let _ = writeln!(
+                s,
+                "temporaries: at most {} live at once, first at step {}, in their allocation of {}",
+                both(self.bytes, t.bytes),
+                t.step,
+                b(f.assignment.temp_bytes)
+            );
+        }
         let where_ = match (
             p.live_range_peak_instruction,
             p.live_range_peak_opcode,
