@@ -12,7 +12,7 @@ use super::super::id::{CompId, IndexVec, InstrId};
 use super::super::opcode::Opcode;
 use super::super::peak::dataflow::{Dataflow, FlowId};
 use super::super::peak::liveness::{LiveRange, Liveness};
-use super::super::peak::order::{computation_post_order, post_order, Callees};
+use super::super::peak::order::{post_orders, Callees};
 use super::super::peak::schedule::Schedule;
 use super::super::peak::tree::Tree;
 use super::share::Sharing;
@@ -99,10 +99,22 @@ pub(crate) fn assign<'a, 'm, 't>(
         quiet_reuse: Vec::new(),
         deferred: Vec::new(),
     };
-    for b in x.sorted(&global) {
+    // Each instruction's place in the post order of the computations, callers first: the
+    // order of a class's buffers is the order of their places.
+    let orders = post_orders(m, Callees::Reversed);
+    let mut position = IndexVec::<InstrId, u32>::from_elem(u32::MAX, m.instructions.len());
+    let mut k = 0u32;
+    for &c in orders.computations.iter().rev() {
+        for &i in &orders.instructions[c] {
+            position[i] = k;
+            k += 1;
+        }
+    }
+    drop(orders);
+    for b in x.sorted(&global, &position) {
         x.one(b, false)?;
     }
-    let locals = x.sorted(&local);
+    let locals = x.sorted(&local, &position);
     // The thread-local pass runs after the heap simulation: its allocations follow the
     // heap's, which the caller inserts at `heap_at`.
     let heap_at = x.slots.len();
@@ -117,20 +129,14 @@ pub(crate) fn assign<'a, 'm, 't>(
 
 impl Assigner<'_, '_, '_, '_> {
     /// The buffers whose first value is in a computation `class` marks, in the order
-    /// XLA assigns them: size descending, live-out first, the earliest instruction (in the
-    /// post order of the class's computations, callers first), buffer id.
-    fn sorted(&self, class: &IndexVec<CompId, bool>) -> Vec<BufId> {
+    /// XLA assigns them: size descending, live-out first, the earliest instruction (its
+    /// `position` in the post order of the computations, callers first), buffer id.
+    fn sorted(
+        &self,
+        class: &IndexVec<CompId, bool>,
+        position: &IndexVec<InstrId, u32>,
+    ) -> Vec<BufId> {
         let (m, d, facts) = (self.a.module, self.d, self.facts);
-        let mut position = IndexVec::<InstrId, u32>::from_elem(u32::MAX, m.instructions.len());
-        let mut k = 0u32;
-        for c in
-            computation_post_order(m, Callees::Reversed).into_iter().rev().filter(|&c| class[c])
-        {
-            for i in post_order(m, c) {
-                position[i] = k;
-                k += 1;
-            }
-        }
         let mut buffers: Vec<(std::cmp::Reverse<u64>, bool, u32, BufId)> = (0..facts.buffers())
             .map(BufId::new)
             .filter(|&b| {

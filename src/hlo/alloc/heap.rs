@@ -331,48 +331,53 @@ pub(crate) fn align(x: u64) -> u64 {
     x.div_ceil(ALIGNMENT).saturating_mul(ALIGNMENT)
 }
 
-/// The intervals placed so far, found by time: a segment tree over all intervals sorted
-/// by start, each leaf holding its interval's end once it is placed, each inner node the
-/// largest end below it. A query visits the placed intervals that overlap it and the
-/// paths to them.
-struct Placed<'i> {
-    intervals: &'i [Interval],
-    /// Interval numbers by start.
-    by_start: Vec<usize>,
-    /// Each interval's place in `by_start`.
-    rank: Vec<usize>,
+/// The intervals placed so far, found by time: a segment tree over the intervals (already
+/// in order of start: each opens at the next tick of the clock), each leaf holding its
+/// interval's end plus one once it is placed (0 until then), each inner node the largest
+/// below it. A query visits the placed intervals that overlap it and the paths to them.
+/// The tree is a flat array of `u64` and the first interval starting after a time is looked
+/// up, not searched for: the packer's cost is memory traffic, hundreds of thousands of
+/// queries on a large module.
+struct Placed {
     /// Per interval placed: its chunk.
     chunk: Vec<(u64, u64)>,
-    /// The tree: `max_end[1]` is the root, leaves from `leaves`.
-    max_end: Vec<Option<u64>>,
+    /// The tree: `max_end[1]` is the root, leaves from `leaves`; 0 where nothing is placed.
+    max_end: Vec<u64>,
     leaves: usize,
+    /// Per tick of the clock: how many intervals start at or before it.
+    started: Vec<u32>,
+    /// Each interval's end plus one (`u64::MAX` for one never freed).
+    ends: Vec<u64>,
 }
 
-impl<'i> Placed<'i> {
-    fn new(intervals: &'i [Interval]) -> Self {
-        let mut by_start: Vec<usize> = (0..intervals.len()).collect();
-        by_start.sort_unstable_by_key(|&k| intervals[k].start);
-        let mut rank = vec![0; intervals.len()];
-        for (r, &k) in by_start.iter().enumerate() {
-            rank[k] = r;
+impl Placed {
+    fn new(intervals: &[Interval]) -> Self {
+        debug_assert!(intervals.windows(2).all(|w| w[0].start < w[1].start));
+        let ticks = intervals.last().map_or(0, |x| x.start as usize + 1);
+        let mut started = vec![0u32; ticks];
+        let mut k = 0usize;
+        for (t, n) in started.iter_mut().enumerate() {
+            while k < intervals.len() && intervals[k].start as usize <= t {
+                k += 1;
+            }
+            *n = k as u32;
         }
         let leaves = intervals.len().next_power_of_two().max(1);
         Placed {
-            intervals,
-            by_start,
-            rank,
             chunk: vec![(0, 0); intervals.len()],
-            max_end: vec![None; 2 * leaves],
+            max_end: vec![0; 2 * leaves],
             leaves,
+            started,
+            ends: intervals.iter().map(|x| x.end.saturating_add(1)).collect(),
         }
     }
 
     fn add(&mut self, k: usize, offset: u64, size: u64) {
         self.chunk[k] = (offset, size);
-        let mut node = self.leaves + self.rank[k];
-        let end = Some(self.intervals[k].end);
-        while node >= 1 {
-            self.max_end[node] = self.max_end[node].max(end);
+        let end = self.ends[k];
+        let mut node = self.leaves + k;
+        while node >= 1 && self.max_end[node] < end {
+            self.max_end[node] = end;
             node /= 2;
         }
     }
@@ -380,20 +385,30 @@ impl<'i> Placed<'i> {
     /// Pushes onto `out` the chunk of every placed interval `[s, e]` overlaps (both ends
     /// included, as `BufferIntervalTree` finds them).
     fn overlapping(&self, s: u64, e: u64, out: &mut Vec<(u64, u64)>) {
-        // Intervals starting after `e` are ranks `limit..`.
-        let limit = self.by_start.partition_point(|&k| self.intervals[k].start <= e);
-        let mut stack = vec![(1usize, 0usize, self.leaves)];
-        while let Some((node, lo, hi)) = stack.pop() {
-            if lo >= limit || self.max_end[node].map_or(true, |m| m < s) {
+        // Intervals starting after `e` are `limit..`; one ending before `s` has an end plus
+        // one of at most `s`, as has a place with nothing placed.
+        let limit = match usize::try_from(e) {
+            Ok(e) if e < self.started.len() => self.started[e] as usize,
+            _ => self.chunk.len(),
+        };
+        // Depth-first, the left child first: at most two nodes a level wait.
+        let mut stack = [(0usize, 0usize, 0usize); 2 * usize::BITS as usize];
+        stack[0] = (1, 0, self.leaves);
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let (node, lo, hi) = stack[top];
+            if lo >= limit || self.max_end[node] <= s {
                 continue;
             }
             if hi - lo == 1 {
-                out.push(self.chunk[self.by_start[lo]]);
+                out.push(self.chunk[lo]);
                 continue;
             }
             let mid = (lo + hi) / 2;
-            stack.push((2 * node + 1, mid, hi));
-            stack.push((2 * node, lo, mid));
+            stack[top] = (2 * node + 1, mid, hi);
+            stack[top + 1] = (2 * node, lo, mid);
+            top += 2;
         }
     }
 }

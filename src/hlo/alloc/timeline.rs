@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::super::id::ValueId;
 use super::super::peak::tree::NodeSizes;
 use super::model::Assignment;
+use super::values::Rows;
 
 /// A value's first and last step and sizes, as the peak has them.
 pub(crate) type Lived = (u32, u32, Option<NodeSizes>);
@@ -101,63 +102,69 @@ impl Assignment {
         steps: usize,
         lived: &dyn Fn(ValueId) -> Option<Lived>,
     ) -> Vec<AllocatedBuffer> {
-        let last = u32::try_from(steps.saturating_sub(1)).unwrap_or(u32::MAX);
         let mut out = Vec::new();
-        for (k, a) in self.allocations.iter().enumerate() {
-            let whole = a.parameter.is_some() || a.maybe_live_out;
-            if !whole && !a.temp {
-                continue;
-            }
-            let mut values: Vec<(u64, u32, u32, usize)> = a
-                .values
-                .iter()
-                .enumerate()
-                .filter_map(|(j, v)| {
-                    let (start, end, _) = lived(v.value?)?;
-                    Some((if a.temp { v.offset } else { 0 }, start, end, j))
-                })
-                .collect();
-            values.sort_unstable();
-            if whole {
-                // The schedule's end, or past it where XLA's live ranges run to its end time.
-                let end = values.iter().map(|v| v.2).fold(last, u32::max);
-                let values = values.iter().map(|v| v.3).collect();
-                out.push(AllocatedBuffer {
-                    allocation: k,
-                    offset: 0,
-                    size: a.size,
-                    start: 0,
-                    end,
-                    values,
-                });
-                continue;
-            }
-            let mut open: Option<AllocatedBuffer> = None;
-            for (offset, start, end, j) in values {
-                let size = a.values[j].size;
-                match open.as_mut() {
-                    Some(b) if b.offset == offset && start <= b.end => {
-                        b.end = b.end.max(end);
-                        b.size = b.size.max(size);
-                        b.values.push(j);
-                    }
-                    _ => {
-                        out.extend(open.take());
-                        let values = vec![j];
-                        open = Some(AllocatedBuffer {
-                            allocation: k,
-                            offset,
-                            size,
-                            start,
-                            end,
-                            values,
-                        });
-                    }
-                }
-            }
-            out.extend(open);
+        for k in 0..self.allocations.len() {
+            self.buffers_of(k, steps, lived, &mut out);
         }
         out
+    }
+
+    /// [`Assignment::buffers`] of allocation `k`, pushed onto `out`.
+    fn buffers_of(
+        &self,
+        k: usize,
+        steps: usize,
+        lived: &dyn Fn(ValueId) -> Option<Lived>,
+        out: &mut Vec<AllocatedBuffer>,
+    ) {
+        let a = &self.allocations[k];
+        let whole = a.parameter.is_some() || a.maybe_live_out;
+        if !whole && !a.temp {
+            return;
+        }
+        let mut values: Vec<(u64, u32, u32, usize)> = a
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(j, v)| {
+                let (start, end, _) = lived(v.value?)?;
+                Some((if a.temp { v.offset } else { 0 }, start, end, j))
+            })
+            .collect();
+        values.sort_unstable();
+        if whole {
+            // The schedule's end, or past it where XLA's live ranges run to its end time.
+            let last = u32::try_from(steps.saturating_sub(1)).unwrap_or(u32::MAX);
+            let end = values.iter().map(|v| v.2).fold(last, u32::max);
+            let values = values.iter().map(|v| v.3).collect();
+            out.push(AllocatedBuffer {
+                allocation: k,
+                offset: 0,
+                size: a.size,
+                start: 0,
+                end,
+                values,
+            });
+            return;
+        }
+        let mut open: Option<AllocatedBuffer> = None;
+        for (offset, start, end, j) in values {
+            let size = a.values[j].size;
+            match open.as_mut() {
+                Some(b) if b.offset == offset && start <= b.end => {
+                    b.end = b.end.max(end);
+                    b.size = b.size.max(size);
+                    b.values.push(j);
+                }
+                _ => {
+                    out.extend(open.take());
+                    let values = vec![j];
+                    open =
+                        Some(AllocatedBuffer { allocation: k, offset, size, start, end, values });
+                }
+            }
+        }
+        out.extend(open);
     }
 
     /// What the allocated memory holds at each of `steps` steps.
@@ -172,14 +179,17 @@ impl Assignment {
         };
         let parameters = fixed(&|a| a.parameter.is_some());
         let outputs = fixed(&|a| a.maybe_live_out && a.parameter.is_none());
-        // Difference arrays for the sums, and the buffers starting and ending at each step
-        // for the extent's sweep.
+        // Difference arrays for the sums, and the tops of the buffers starting and ending
+        // at each step for the extent's sweep.
         let mut delta = vec![[0i128; 3]; steps + 1];
-        let mut starts: Vec<Vec<u64>> = vec![Vec::new(); steps + 1];
-        let mut ends: Vec<Vec<u64>> = vec![Vec::new(); steps + 1];
-        for b in self.buffers(steps, lived) {
+        let (mut starts, mut ends) = (Vec::new(), Vec::new());
+        let mut temps = Vec::new();
+        for k in (0..self.allocations.len()).filter(|&k| self.allocations[k].temp) {
+            self.buffers_of(k, steps, lived, &mut temps);
+        }
+        for b in temps {
             let a = &self.allocations[b.allocation];
-            if !a.temp || steps == 0 {
+            if steps == 0 {
                 continue;
             }
             let (s, e) = ((b.start as usize).min(steps - 1), (b.end as usize).min(steps - 1));
@@ -195,14 +205,15 @@ impl Assignment {
                 delta[e + 1][k] -= i128::from(x);
             }
             let top = b.offset.saturating_add(b.size);
-            starts[s].push(top);
-            ends[e + 1].push(top);
+            starts.push((s, top));
+            ends.push((e + 1, top));
         }
+        let (starts, ends) = (Rows::new(steps + 1, &starts), Rows::new(steps + 1, &ends));
         let clamp = |x: i128| u64::try_from(x.max(0)).unwrap_or(u64::MAX);
         let mut sum = [0i128; 3];
         let mut tops = std::collections::BTreeMap::<u64, usize>::new();
         for (k, step) in t.iter_mut().enumerate() {
-            for &x in &ends[k] {
+            for &x in ends.row(k) {
                 if let Some(n) = tops.get_mut(&x) {
                     *n -= 1;
                     if *n == 0 {
@@ -210,7 +221,7 @@ impl Assignment {
                     }
                 }
             }
-            for &x in &starts[k] {
+            for &x in starts.row(k) {
                 *tops.entry(x).or_insert(0) += 1;
             }
             for (s, d) in sum.iter_mut().zip(delta[k]) {

@@ -147,12 +147,14 @@ impl Facts {
         );
         let positions = Rows::new(n, &pairs);
         let mut pairs: Vec<(usize, InstrId)> = Vec::new();
+        let mut operands: Vec<InstrId> = Vec::new();
         for (u, ins) in m.instructions.iter_enumerated() {
             work::count(ins.operands.len());
-            let mut operands: Vec<InstrId> = ins.operands.iter().filter_map(|o| o.id).collect();
+            operands.clear();
+            operands.extend(ins.operands.iter().filter_map(|o| o.id));
             operands.sort_unstable();
             operands.dedup();
-            pairs.extend(operands.into_iter().map(|o| (o.index(), u)));
+            pairs.extend(operands.iter().map(|o| (o.index(), u)));
         }
         let users = Rows::new(m.instructions.len(), &pairs);
         Facts { size, buffer, members, buffer_size, live_out, positions, users }

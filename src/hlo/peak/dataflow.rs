@@ -610,11 +610,12 @@ impl Dataflow {
         let mut id_at = IndexVec::<PosId, Option<FlowId>>::from_elem(None, n);
         let mut analysed = IndexVec::<CompId, bool>::from_elem(false, m.computations.len());
         s.analysed().for_each(|c| analysed[c] = true);
-        for c in order::computation_post_order(m, order::Callees::PostOrder) {
+        let orders = order::post_orders(m, order::Callees::PostOrder);
+        for &c in &orders.computations {
             if !analysed[c] {
                 continue;
             }
-            for i in order::post_order(m, c) {
+            for &i in &orders.instructions[c] {
                 let Some(base) = self.base(i) else { continue };
                 for k in 0..self.tree(i).len() {
                     let p = base.plus(k);

@@ -81,12 +81,22 @@ pub(crate) enum Callees {
     Reversed,
 }
 
-/// The computations of `m` in XLA's post order: for each computation no instruction calls
-/// (in text order), the computations it calls (deepest first, each instruction's callees in
-/// XLA's order, instructions met as `callees` says), then itself. A computation is listed
-/// once, where it is first finished; one reached again while it is being walked (a cycle,
-/// which XLA rejects) is not walked again.
-pub(crate) fn computation_post_order(m: &Module<'_>, callees: Callees) -> Vec<CompId> {
+/// The computations of `m` in XLA's post order (`MakeComputationPostOrder`), and the
+/// instructions of each in theirs ([`post_order`]), found on the way: each computation is
+/// walked once.
+pub(crate) struct PostOrders {
+    /// For each computation no instruction calls (in text order), the computations it calls
+    /// (deepest first, each instruction's callees in XLA's order, instructions met as
+    /// [`Callees`] says), then itself. A computation is listed once, where it is first
+    /// finished; one reached again while it is being walked (a cycle, which XLA rejects) is
+    /// not walked again.
+    pub computations: Vec<CompId>,
+    /// Each computation's instructions in post order.
+    pub instructions: IndexVec<CompId, Vec<InstrId>>,
+}
+
+/// [`PostOrders`] of `m`, callees met as `callees` says.
+pub(crate) fn post_orders(m: &Module<'_>, callees: Callees) -> PostOrders {
     let n = m.computations.len();
     let mut called = IndexVec::<CompId, bool>::from_elem(false, n);
     for ins in &m.instructions {
@@ -103,18 +113,21 @@ pub(crate) fn computation_post_order(m: &Module<'_>, callees: Callees) -> Vec<Co
     let mut state = IndexVec::<CompId, State>::from_elem(State::New, n);
     let mut order = Vec::with_capacity(n);
     // The computations each computation calls, in the order they are met.
-    let callees_of = |c: CompId| -> Vec<CompId> {
-        let mut instructions = post_order(m, c);
-        if callees == Callees::Reversed {
+    let mut instructions_of = IndexVec::<CompId, Vec<InstrId>>::from_elem(Vec::new(), n);
+    let mut callees_of = |c: CompId| -> Vec<CompId> {
+        let instructions = post_order(m, c);
+        let calls = |i: &&InstrId| !m.instructions[**i].called.is_empty();
+        let list = if callees == Callees::Reversed {
             // Custom fusions last, consumers first; the rest in post order.
-            let custom = |i: &InstrId| m.instructions[*i].fusion_kind == Some(FusionKind::Custom);
-            let (mut late, early): (Vec<InstrId>, Vec<InstrId>) =
-                instructions.into_iter().partition(custom);
-            late.reverse();
-            instructions = early;
-            instructions.extend(late);
-        }
-        instructions.into_iter().flat_map(|i| called_computations(m, i)).collect()
+            let custom = |i: &&InstrId| m.instructions[**i].fusion_kind == Some(FusionKind::Custom);
+            let early = instructions.iter().filter(calls).filter(|i| !custom(i));
+            let late = instructions.iter().rev().filter(calls).filter(custom);
+            early.chain(late).flat_map(|&i| called_computations(m, i)).collect()
+        } else {
+            instructions.iter().filter(calls).flat_map(|&i| called_computations(m, i)).collect()
+        };
+        instructions_of[c] = instructions;
+        list
     };
     // A frame: a computation, its callees and the next of them.
     let mut stack: Vec<(CompId, Vec<CompId>, usize)> = Vec::new();
@@ -137,7 +150,7 @@ pub(crate) fn computation_post_order(m: &Module<'_>, callees: Callees) -> Vec<Co
             }
         }
     }
-    order
+    PostOrders { computations: order, instructions: instructions_of }
 }
 
 #[cfg(test)]
@@ -151,10 +164,20 @@ mod tests {
         let m = Module::parse(
             "%r {\n  ROOT %x = f32[] parameter(0)\n}\n\n%g {\n  ROOT %y = f32[] parameter(0)\n}\n\n%f {\n  %p = f32[4]{0} parameter(0)\n  ROOT %z = f32[] reduce(%p, %p), to_apply=%r\n}\n\nENTRY %e {\n  %a = f32[4]{0} parameter(0)\n  %b = f32[] fusion(%a), kind=kLoop, calls=%f\n  ROOT %c = f32[] fusion(%b), kind=kLoop, calls=%g\n}\n\n%h {\n  ROOT %w = f32[] parameter(0)\n}\n",
         );
-        let names: Vec<&str> = computation_post_order(&m, Callees::PostOrder)
+        let names: Vec<&str> = post_orders(&m, Callees::PostOrder)
+            .computations
             .into_iter()
             .map(|c| m.computations[c].name)
             .collect();
         assert_eq!(names, ["r", "f", "g", "e", "h"]);
+        // Each computation's instructions, found on the way, are its post order.
+        let orders = post_orders(&m, Callees::Reversed);
+        for c in m.computations.ids() {
+            assert_eq!(orders.instructions[c], post_order(&m, c));
+        }
+        let e = orders.computations[3];
+        let entry: Vec<&str> =
+            orders.instructions[e].iter().map(|&i| m.instructions[i].name).collect();
+        assert_eq!(entry, ["a", "b", "c"]);
     }
 }
