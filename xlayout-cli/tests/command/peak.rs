@@ -232,15 +232,18 @@ fn standard_input_and_usage_errors() {
     assert!(err.starts_with("xlayout: cannot read no/such/file:"), "{err}");
 }
 
-/// The README's example is what the command prints.
+/// The README's examples are what the command prints.
 #[test]
 fn the_readme_example_is_the_real_output() {
     let readme = include_str!("../../../README.md");
-    let command = "$ xlayout peak --format table tests/data/hlo/jax_cpu/scan_cumsum\n";
-    let start = readme.find(command).expect("the README shows the table") + command.len();
-    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
-    let r = peak(&["--format", "table", SCAN], b"");
-    assert_eq!(shown, r.stdout);
+    let adam = "tests/data/hlo/jax_cpu_large/adam_step_donated";
+    for args in [&["--format", "table", SCAN][..], &["--format", "table", "--top", "3", adam]] {
+        let command = format!("$ xlayout peak {}\n", args.join(" "));
+        let start = readme.find(&command).expect("the README shows the table") + command.len();
+        let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+        let r = peak(args, b"");
+        assert_eq!(shown, r.stdout, "{command}");
+    }
 }
 
 /// Every scheduled module of the test data, as the repository root names it.
