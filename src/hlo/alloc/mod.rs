@@ -34,8 +34,8 @@ mod timeline;
 mod values;
 
 pub use heap::{HeapAlgorithm, ALIGNMENT};
-pub use model::{Assignment, PlacedValue, PredictedAllocation};
+pub use model::{Assignment, PlacedValue, PredictedAllocation, TempPeak};
 pub(crate) use predict::Stages;
 pub use report::{AllocationRow, AllocationSummary, PlacedRow};
 pub(crate) use timeline::Lived;
-pub use timeline::{AllocatedBuffer, StepAllocated, TempPeak};
+pub use timeline::{AllocatedBuffer, StepAllocated};

@@ -9,7 +9,6 @@ use super::super::assignment::MemoryAnalysis;
 use super::super::id::{InstrId, ValueId};
 use super::super::peak::notes::{Bound, NotModelled};
 use super::heap::HeapAlgorithm;
-use super::timeline::TempPeak;
 
 /// One value in a predicted allocation, at its offset.
 ///
@@ -146,4 +145,20 @@ impl Assignment {
             temp_bytes: self.temp_bytes,
         }
     }
+}
+
+/// The most the temporaries hold at once, and the first step they do.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Peak};
+/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[16]{0} parameter(0)\n  %a = f32[16]{0} exponential(%p)\n  %b = f32[16]{0} negate(%p)\n  ROOT %c = f32[16]{0} add(%a, %b)\n}\n");
+/// let p = Peak::new(&Analysis::new(&m)).assignment.temp_peak;
+/// assert_eq!((p.step, p.bytes), (2, 64));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TempPeak {
+    /// The first step with it.
+    pub step: u32,
+    /// The bytes.
+    pub bytes: u64,
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::super::id::ValueId;
 use super::super::peak::tree::NodeSizes;
-use super::model::Assignment;
+use super::model::{Assignment, TempPeak};
 use super::values::Rows;
 
 /// A value's first and last step and sizes, as the peak has them.
@@ -43,22 +43,6 @@ pub struct StepAllocated {
     pub extent: u64,
     /// How many temporaries' buffers are live.
     pub buffers: u32,
-}
-
-/// The most the temporaries hold at once, and the first step they do.
-///
-/// ```
-/// use xlayout::hlo::{Analysis, Module, Peak};
-/// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[16]{0} parameter(0)\n  %a = f32[16]{0} exponential(%p)\n  %b = f32[16]{0} negate(%p)\n  ROOT %c = f32[16]{0} add(%a, %b)\n}\n");
-/// let p = Peak::new(&Analysis::new(&m)).assignment.temp_peak;
-/// assert_eq!((p.step, p.bytes), (2, 64));
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct TempPeak {
-    /// The first step with it.
-    pub step: u32,
-    /// The bytes.
-    pub bytes: u64,
 }
 
 /// One buffer of an allocation, and the steps it spans: an argument's or output's
