@@ -1,5 +1,5 @@
-//! `xlayout hlo --peak` on a 100 MB scheduled module against `wc -l` of the same file, in
-//! the same run.
+//! `xlayout peak` on a 100 MB scheduled module against `wc -l` of the same file, in the
+//! same run, and the price of predicting XLA:CPU's allocation within it.
 //!
 //! `cargo bench --bench peak` generates a TPU-style scheduled module of about 100 MB into
 //! the target directory: per layer a fused computation, a while loop whose body updates a
@@ -8,10 +8,15 @@
 //! instruction. Then it measures on one thread:
 //!
 //! * `wc -l`: the `wc -l FILE` process (spawned and waited for), the floor for any reader;
-//! * `peak`: what `xlayout hlo --peak` does before printing: read, decode, parse, size
-//!   every shape (`Analysis`), then the flattened schedule, dataflow, live ranges and peak
+//! * `hlo`: what `xlayout hlo` computes besides the peak: read, decode, parse, size every
+//!   shape (`Analysis`), the buffer report (`Report`);
+//! * `peak`: what `xlayout peak` does before printing: read, decode, parse, `Analysis`,
+//!   then the flattened schedule, dataflow, live ranges, peak and the predicted allocation
 //!   (`Peak::new`) and the summary with its names;
-//! * `peak only`: `Peak::new` on a module already read and analysed.
+//! * `peak only`: `Peak::new` on a module already read and analysed;
+//! * `live ranges only`: the same without the prediction (`Peak::__without_assignment`):
+//!   `peak only` less this is what predicting the allocation costs (the printed `predict`
+//!   row, CPU time).
 //!
 //! It prints each as a ratio to `wc -l`, wall clock (criterion's medians) and CPU time per
 //! run (what BENCHMARKS.md records). `PEAK_BENCH_MB=N` changes the size.
@@ -22,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use xlayout::hlo::{decode, Analysis, Module, Peak};
+use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions};
 
 #[path = "common/mod.rs"]
 mod common;
@@ -30,7 +35,7 @@ mod common;
 mod process;
 use process::{cpu_per_run, wc_l};
 
-const GROUP: &str = "hlo --peak 100 MB module";
+const GROUP: &str = "peak 100 MB module";
 
 fn target_bytes() -> usize {
     let mb: usize = std::env::var("PEAK_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
@@ -76,6 +81,8 @@ fn layer(i: usize, entry: &mut String, out: &mut String) {
          %x.{i} = {x} get-tuple-element(%t.{i}), index=1\n  \
          %k.{i} = {s} get-tuple-element(%t.{i}), index=0\n  \
          %next.{i} = {s} add(%k.{i}, %one.{i}), {}\n  \
+         %zb.{i} = f32[]{{:T(256)}} constant(0)\n  \
+         %vb.{i} = {v} broadcast(%zb.{i}), dimensions={{}}\n  \
          %y.{i} = {x} fusion(%x.{i}, %vb.{i}), kind=kLoop, calls=%fused_computation.{i}, {}\n  \
          %acc2.{i} = {buf} fusion(%acc.{i}, %y.{i}, %k.{i}), kind=kLoop, calls=%dus_computation.{i}, {}\n  \
          ROOT %r.{i} = {carry} tuple(%next.{i}, %y.{i}, %acc2.{i})\n\
@@ -151,15 +158,25 @@ fn module_path() -> PathBuf {
     PathBuf::from(dir).join(format!("peak-bench-{}mb.txt", target_bytes() >> 20))
 }
 
-/// What `xlayout hlo --peak` computes before printing: (steps, XLA's peak bytes).
+/// What `xlayout hlo` computes besides the peak: (instructions, bytes owned).
+fn hlo(path: &Path) -> (usize, u64) {
+    let bytes = std::fs::read(path).unwrap();
+    let (text, _) = decode(&bytes);
+    let module = Module::parse(&text);
+    let analysis = Analysis::new(&module);
+    let report = Report::new(&analysis, ReportOptions::default());
+    (module.instructions.len(), report.totals.owned.sizes.array_bytes)
+}
+
+/// What `xlayout peak` computes before printing: (steps, XLA's peak bytes).
 fn peak(path: &Path) -> (usize, u64) {
     let bytes = std::fs::read(path).unwrap();
     let (text, _) = decode(&bytes);
     let module = Module::parse(&text);
     let analysis = Analysis::new(&module);
     let peak = Peak::new(&analysis);
-    let summary = peak.summary(&module, 20);
-    (summary.steps, summary.peak_bytes)
+    let summary = peak.summary(&module, &Default::default());
+    (summary.steps, summary.live_range_peak_bytes)
 }
 
 fn bench(c: &mut Criterion) {
@@ -180,8 +197,11 @@ fn bench(c: &mut Criterion) {
     let analysis = Analysis::new(&module);
     let p = Peak::new(&analysis);
     assert!(p.exact(), "{:?}", p.not_modelled);
+    // Tiled layouts: XLA:CPU's rules, applied in full (no budget stopped them), bounded.
+    let rules: Vec<_> = p.assignment.not_modelled.iter().map(|n| n.rule).collect();
+    assert_eq!(rules, [xlayout::hlo::Rule::NotCpu]);
     println!(
-        "{}: {size} bytes, {} lines, {} instructions, {} steps, {} values, XLA's peak step {} ({} bytes), high-water mark {} bytes",
+        "{}: {size} bytes, {} lines, {} instructions, {} steps, {} values, XLA's peak step {} ({} bytes), high-water mark {} bytes, allocated as XLA:CPU would {} bytes in {} allocations (temporaries {} bytes)",
         path.display(),
         wc_l(&path),
         module.instructions.len(),
@@ -189,7 +209,10 @@ fn bench(c: &mut Criterion) {
         p.values.len(),
         p.xla.step,
         p.xla.bytes,
-        p.high_water.array_bytes.total
+        p.high_water.array_bytes.total,
+        p.assignment.allocated_bytes,
+        p.assignment.allocations.len(),
+        p.assignment.temp_bytes
     );
 
     let mut group = c.benchmark_group(GROUP);
@@ -197,9 +220,13 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(30));
     group.throughput(Throughput::Bytes(size));
     group.bench_function("wc -l", |b| b.iter(|| black_box(wc_l(black_box(&path)))));
+    group.bench_function("hlo", |b| b.iter(|| black_box(hlo(black_box(&path)))));
     group.bench_function("peak", |b| b.iter(|| black_box(peak(black_box(&path)))));
     group.bench_function("peak only", |b| {
         b.iter(|| black_box(Peak::new(black_box(&analysis)).xla.step))
+    });
+    group.bench_function("live ranges only", |b| {
+        b.iter(|| black_box(Peak::__without_assignment(black_box(&analysis)).xla.step))
     });
     group.finish();
 }
@@ -208,6 +235,9 @@ fn summary(_: &mut Criterion) {
     let path = module_path();
     let cpu_wc = cpu_per_run(50, true, || {
         black_box(wc_l(&path));
+    });
+    let cpu_hlo = cpu_per_run(3, false, || {
+        black_box(hlo(&path));
     });
     let cpu_peak = cpu_per_run(3, false, || {
         black_box(peak(&path));
@@ -219,11 +249,32 @@ fn summary(_: &mut Criterion) {
     let cpu_only = cpu_per_run(3, false, || {
         black_box(Peak::new(&analysis).xla.step);
     });
+    let cpu_ranges = cpu_per_run(3, false, || {
+        black_box(Peak::__without_assignment(&analysis).xla.step);
+    });
     process::ratio_table(
         GROUP,
-        &[("wc -l", cpu_wc), ("peak", cpu_peak), ("peak only", cpu_only)],
+        &[
+            ("wc -l", cpu_wc),
+            ("hlo", cpu_hlo),
+            ("peak", cpu_peak),
+            ("peak only", cpu_only),
+            ("live ranges only", cpu_ranges),
+        ],
         cpu_wc,
     );
+    // Criterion's medians of the two, and their CPU times: the prediction's price.
+    let median = |name| common::median_ns(GROUP, name);
+    if let (Some(with), Some(without)) = (median("peak only"), median("live ranges only")) {
+        let cpu = match (cpu_only, cpu_ranges) {
+            (Some(w), Some(o)) => format!("{:.3} s", w - o),
+            _ => String::from("-"),
+        };
+        println!(
+            "| predict (peak only - live ranges only) | {:.3} s | | {cpu} | |",
+            (with - without) / 1e9
+        );
+    }
 }
 
 criterion_group!(benches, bench, summary);

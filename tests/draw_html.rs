@@ -140,7 +140,8 @@ fn train_step_report() {
         .map(|a| (a.attribute("href").unwrap().to_string(), a.text().unwrap_or("").to_string()))
         .collect();
     assert!(links.contains(&("#map-0".into(), "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}".into())));
-    // The three padded shapes first, then the arrays live at the peak (8 maps at most).
+    // The three padded shapes first, then the arrays of the buffers live at the
+    // temporaries' peak whose layouts have tiles (8 maps at most).
     let maps: Vec<Node> = root.descendants().filter(|n| class(*n, "map")).collect();
     let titles: Vec<&str> = maps
         .iter()
@@ -152,18 +153,23 @@ fn train_step_report() {
             "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}",
             "f32[]{:T(128)}",
             "s32[16]{0:T(128)}",
-            "f32[1280,4096]{1,0:T(8,128)}"
+            "f32[1280,4096]{1,0:T(8,128)S(1)}",
+            "f32[1280,4096]{1,0:T(8,128)}",
+            "f32[16,40,4096]{2,1,0:T(8,128)}",
+            "f32[16,40,1280]{2,1,0:T(8,128)}"
         ]
     );
     for (href, _) in &links {
         by_id(&doc, &href[1..]);
     }
+    // Readable at its natural size: 8 rows and 32 columns of the first tile, around the
+    // last column of data (columns 24..56: 16 of data, 16 of padding).
     let svg = maps[0].children().find(|n| n.has_tag_name("svg")).unwrap();
     assert!(class(svg, "xlayout-map"));
     let logical = svg.descendants().find(|n| class(*n, "logical")).unwrap();
     let cells: Vec<Node> = logical.children().filter(|n| class(*n, "cell")).collect();
-    assert_eq!(cells.len(), 8 * 128);
-    assert_eq!(cells.iter().filter(|c| class(**c, "pad")).count(), 8 * (128 - 40));
+    assert_eq!(cells.len(), 8 * 32);
+    assert_eq!(cells.iter().filter(|c| class(**c, "pad")).count(), 8 * 16);
     // The page defines the hatch pattern once; the maps do not repeat it.
     assert_eq!(
         root.descendants().filter(|n| n.attribute("id") == Some("xlayout-hatch")).count(),
@@ -307,4 +313,47 @@ fn saturated_sums_are_said() {
     );
     let ordinary = page(&data("tpu_train_step.txt"), ReportOptions::default());
     assert!(!ordinary.contains("class=\"saturated\""));
+}
+
+/// A notebook's page stays light: every JAX CPU program of the test data (the small ones
+/// and the large: attention gradients of 789 MB, MLP steps of 4096-wide layers) gives a
+/// page under 300 KB; its heading is the predicted allocation, and the timeline's tallest
+/// temporaries column is the temporaries' peak the heading names, at the step it names.
+#[test]
+fn cpu_pages_are_light_and_their_timeline_adds_up() {
+    use xlayout::hlo::Peak;
+    let mut largest = 0;
+    for (dir, p) in crate::support::every_jax_program() {
+        let name = p["name"].as_str().unwrap();
+        let bytes = crate::support::data(&format!("hlo/{dir}/{name}/after_optimizations.txt"));
+        let (text, _) = decode(&bytes);
+        let m = Module::parse(&text);
+        let a = Analysis::new(&m);
+        let peak = Peak::new(&a);
+        let r = Report::new(&a, ReportOptions::default());
+        let mut page = xlayout::draw::HtmlPage::default();
+        page.add_with_peak(&r, Some(&peak), &HtmlOptions::default());
+        let html = page.finish();
+        assert!(html.len() < 300 << 10, "{name}: {} bytes", html.len());
+        largest = largest.max(html.len());
+        let doc = parse(&html);
+        let heading = by_id(&doc, "allocation");
+        let attribute = |k: &str| heading.attribute(k).unwrap().parse::<u64>().unwrap();
+        assert_eq!(attribute("data-allocated-bytes"), peak.assignment.allocated_bytes);
+        let steps: Vec<(u64, u64)> = doc
+            .descendants()
+            .filter(|n| class(*n, "step"))
+            .map(|g| {
+                let at = |k: &str| g.attribute(k).unwrap().parse::<u64>().unwrap();
+                (at("data-step"), at("data-temporaries"))
+            })
+            .collect();
+        let tallest = steps.iter().map(|s| s.1).max().unwrap_or(0);
+        assert_eq!(tallest, attribute("data-temp-peak-bytes"), "{name}");
+        if tallest > 0 {
+            let first = steps.iter().find(|s| s.1 == tallest).unwrap().0;
+            assert_eq!(first, attribute("data-temp-peak-step"), "{name}");
+        }
+    }
+    eprintln!("largest page: {largest} bytes");
 }

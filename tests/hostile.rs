@@ -302,6 +302,9 @@ struct Read {
     problems: Vec<(DiagnosticKind, usize, usize)>,
     rules: Vec<Rule>,
     spaces: usize,
+    /// The predicted allocations, and their arguments' bytes.
+    allocations: usize,
+    argument_bytes: u64,
 }
 
 /// Everything `xlayout hlo` and `xlayout hlo --peak` do with a module's bytes before
@@ -314,13 +317,15 @@ fn read(bytes: &[u8]) -> Read {
     let options = ReportOptions { group_by: Some(xlayout::hlo::GroupBy::Op), ..Default::default() };
     let r = Report::new(&a, options);
     let peak = Peak::new(&a);
-    let _ = peak.summary(&m, 20);
+    let _ = peak.summary(&m, &Default::default());
     Read {
         instructions: m.instructions.len(),
         lines: m.lines,
         problems: m.diagnostics.iter().map(|d| (d.kind, d.line, d.problems())).collect(),
         rules: peak.not_modelled.iter().map(|n| n.rule).collect(),
         spaces: r.totals.by_memory_space.len(),
+        allocations: peak.assignment.allocations.len(),
+        argument_bytes: peak.assignment.argument_bytes,
     }
 }
 
@@ -414,6 +419,14 @@ fn check(class: Class, bytes: &[u8], r: &Read) {
             let statements = bytes.windows(3).filter(|w| w == b" = ").count();
             assert_eq!((r.lines, r.instructions), (1, statements), "{name}");
             assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
+        Class::AliasedOutputs => {
+            // Every output of the fusion is written over the parameter passed for it: the
+            // n entry parameters and the n outputs are n buffers, each a parameter's
+            // allocation (4 bytes), and the result's index table one more.
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+            let n = (r.instructions - 2) / 2;
+            assert_eq!((r.allocations, r.argument_bytes), (n + 1, 4 * n as u64), "{name}");
         }
         Class::BadIndexGtes => {
             // Each bad index is not followed, and says so.

@@ -35,6 +35,20 @@ pub fn jax_programs() -> Vec<Value> {
     manifest["programs"].as_array().unwrap().clone()
 }
 
+/// The programs of `tests/data/hlo/jax_cpu_large/manifest.json` (generate_large.py: larger
+/// programs, compiled on another machine, with `compiled.memory_analysis()` for each).
+pub fn large_jax_programs() -> Vec<Value> {
+    let manifest: Value = serde_json::from_slice(&data("hlo/jax_cpu_large/manifest.json")).unwrap();
+    manifest["programs"].as_array().unwrap().clone()
+}
+
+/// Every JAX CPU program of the test data, small and large, each with its folder under
+/// `tests/data/hlo` (`jax_cpu` or `jax_cpu_large`).
+pub fn every_jax_program() -> Vec<(&'static str, Value)> {
+    let small = jax_programs().into_iter().map(|p| ("jax_cpu", p));
+    small.chain(large_jax_programs().into_iter().map(|p| ("jax_cpu_large", p))).collect()
+}
+
 /// A fresh, empty folder for the files a test writes, named for the test.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);

@@ -47,6 +47,7 @@ mod ffi;
 
 // Whole HLO modules, their peak, out-of-memory reports.
 mod hlo;
+mod hlo_alloc;
 mod hlo_hostile;
 mod hlo_jax;
 mod hlo_peak;

@@ -19,7 +19,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use pyo3::{create_exception, intern};
 use xlayout::draw::{self, HtmlOptions, MapOptions};
-use xlayout::hlo::{decode, Analysis, Module, Peak, Report, ReportOptions, ReportWithPeak};
+use xlayout::hlo::{
+    decode, Analysis, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak,
+};
 use xlayout::oom::OomReport;
 use xlayout::{ArrayShape, ByteRange, Dim, Plan, RelayoutPlan, Shape, TileDim};
 
@@ -448,6 +450,7 @@ fn hlo_report<'py>(
     bytes: &[u8],
     name: String,
     top: usize,
+    min_bytes: u64,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let texts = py.detach(|| -> PyResult<[String; 4]> {
         let (text, problems) = decode(bytes);
@@ -457,10 +460,11 @@ fn hlo_report<'py>(
         let options = ReportOptions { top, ..ReportOptions::default() };
         let report = Report::new(&analysis, options);
         let peak = Peak::new(&analysis);
-        let summary = peak.summary(&module, top);
+        let peak_options = PeakOptions { top, min_bytes };
+        let summary = peak.summary(&module, &peak_options);
         // The command's page (`hlo --html`): the same peak, not computed a second time.
         let mut page = draw::HtmlPage::default();
-        let options = HtmlOptions { source: name, ..Default::default() };
+        let options = HtmlOptions { source: name, peak: peak_options, ..Default::default() };
         page.add_with_peak(&report, module.is_scheduled.then_some(&peak), &options);
         let html = page.finish();
         let head = serde_json::json!({

@@ -38,9 +38,16 @@ def test_hlo_is_the_command_report(command, dump):
         "file", "module", "scheduled", "xla_live_range", "xla_buffer_assignment"
     }
     if want["is_scheduled"]:
-        assert (r.peak_step, r.peak_bytes) == (peak["peak_step"], peak["peak_bytes"])
+        assert (r.live_range_peak_step, r.live_range_peak_bytes) == (
+            peak["live_range_peak_step"], peak["live_range_peak_bytes"]
+        )
+        for key in ["allocated_bytes", "argument_bytes", "output_bytes", "alias_bytes",
+                    "temp_bytes", "allocation_exact"]:
+            assert getattr(r, key) == peak[key] == want[key], key
     else:
-        assert (r.peak_step, r.peak_bytes) == (None, None)
+        assert (r.live_range_peak_step, r.live_range_peak_bytes, r.allocated_bytes) == (
+            None, None, None
+        )
 
 
 def test_sources():
@@ -67,7 +74,7 @@ def test_hlo_figures():
     assert [row["instruction"] for row in r.top["padding"]] == ["Arg_0.1", "fusion.2", "Arg_2.3"]
     html = r._repr_html_()
     assert html.startswith("<!DOCTYPE html>") and "Arg_0.1" in html
-    assert "peak" in repr(r)
+    assert "allocated" in repr(r)
 
 
 @pytest.mark.parametrize("dump", DUMPS, ids=lambda p: p.name)
@@ -76,10 +83,10 @@ def test_the_notebook_page_carries_the_peak(dump):
     # timeline drawn; an unscheduled one has neither.
     r = xlayout.hlo(dump)
     html = r._repr_html_()
-    if r.peak_bytes is None:
+    if r.live_range_peak_bytes is None:
         assert "data-peak-bytes" not in html
     else:
-        assert f'data-peak-bytes="{r.peak_bytes}"' in html
+        assert f'data-peak-bytes="{r.live_range_peak_bytes}"' in html
         assert 'id="timeline"' in html
 
 
@@ -120,3 +127,14 @@ def test_hostile_modules_are_reports_not_crashes():
     for text in [b"\xff\xfe" * 1000 + b"\n", b"(" * 100_000 + b"\n", b"%a = f32[" + b"9" * 400 + b"] p()\n"]:
         r = xlayout.hlo(text)
         assert r.diagnostics
+
+
+def test_top_and_min_bytes_list_what_the_command_lists(command):
+    # One set of options for the command, the page and Python: the same values listed.
+    dump = DATA / "hlo" / "jax_cpu" / "scan_cumsum" / "after_optimizations.txt"
+    r = xlayout.hlo(dump, top=2, min_bytes=64)
+    want = command_json(command, "peak", "--top", "2", "--min-bytes", "64", dump)
+    assert r.peak["live"] == want["files"][0]["live"]
+    assert [v["instruction"] for v in r.peak["live"]] == ["a_0_.1", "arg_tuple.3"]
+    with pytest.raises(ValueError):
+        xlayout.hlo(dump, min_bytes=-1)

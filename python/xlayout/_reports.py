@@ -57,15 +57,17 @@ class HloReport:
     (its peak, the timeline of live bytes, the buffers live at the peak).
     """
 
-    def __init__(self, bytes_: bytes, name: str, top: int) -> None:
-        report, peak, html, head = _xlayout.hlo_report(bytes_, name, top)
+    def __init__(self, bytes_: bytes, name: str, top: int, min_bytes: int = 0) -> None:
+        report, peak, html, head = _xlayout.hlo_report(bytes_, name, top, min_bytes)
         self._report_json = report
         self._html = html
         # `module`, `is_scheduled` and `totals`, without parsing every row.
         self._head: Dict[str, Any] = json.loads(head)
         self.source: str = name
-        #: The ``xlayout peak`` object: XLA's peak step and bytes, the values live there (the
-        #: first ``top``), the high-water marks, and the rules not modelled.
+        #: The ``xlayout peak`` object: what XLA:CPU allocates (predicted, with its
+        #: allocations), XLA's live-range peak step and bytes, the values live there (the
+        #: first ``top``, none under ``min_bytes``), the high-water marks, and the rules not
+        #: modelled.
         self.peak: Dict[str, Any] = json.loads(peak)
 
     @cached_property
@@ -82,16 +84,64 @@ class HloReport:
         """Whether the module is marked ``is_scheduled=true`` (a peak needs a schedule)."""
         return self._head["is_scheduled"]
 
+    def _allocation(self, key: str) -> Optional[int]:
+        return self.peak[key] if self.is_scheduled else None
+
+    @property
+    def allocated_bytes(self) -> Optional[int]:
+        """What XLA:CPU's buffer assignment allocates for the module, predicted from its
+        text: ``compiled.memory_analysis()``'s arguments + outputs - aliased + temporaries.
+        ``None`` when the module is not scheduled. Where a rule it needs is not modelled
+        (``allocation_exact`` is false), ``peak["allocation_bounds"]`` says where it lies."""
+        return self._allocation("allocated_bytes")
+
+    @property
+    def argument_bytes(self) -> Optional[int]:
+        """The arguments' allocations (``argument_size_in_bytes``)."""
+        return self._allocation("argument_bytes")
+
+    @property
+    def output_bytes(self) -> Optional[int]:
+        """The outputs' allocations (``output_size_in_bytes``)."""
+        return self._allocation("output_bytes")
+
+    @property
+    def alias_bytes(self) -> Optional[int]:
+        """Donated parameters an output is written over (``alias_size_in_bytes``)."""
+        return self._allocation("alias_bytes")
+
+    @property
+    def temp_bytes(self) -> Optional[int]:
+        """The temporaries (``temp_size_in_bytes``)."""
+        return self._allocation("temp_bytes")
+
+    @property
+    def allocation_exact(self) -> Optional[bool]:
+        """Whether every rule the prediction needs is modelled."""
+        return self.peak["allocation_exact"] if self.is_scheduled else None
+
+    @property
+    def live_range_peak_bytes(self) -> Optional[int]:
+        """XLA's live-range peak (``HloLiveRange``): the bytes (``ByteSizeOf``) of the values
+        live at its peak step, values that share memory each counted; ``None`` when the
+        module is not scheduled. Not what is allocated: see ``allocated_bytes``."""
+        return self.peak["live_range_peak_bytes"] if self.is_scheduled else None
+
+    @property
+    def live_range_peak_step(self) -> Optional[int]:
+        """That peak's step in the flattened sequence; ``None`` when not scheduled."""
+        return self.peak["live_range_peak_step"] if self.is_scheduled else None
+
     @property
     def peak_bytes(self) -> Optional[int]:
-        """XLA's peak: the bytes (``ByteSizeOf``) of the values live at its peak step, as
-        ``HloLiveRange`` finds it; ``None`` when the module is not scheduled."""
-        return self.peak["peak_bytes"] if self.is_scheduled else None
+        """The old name of ``live_range_peak_bytes`` (XLA's live-range rule, not what is
+        allocated), kept for one release."""
+        return self.live_range_peak_bytes
 
     @property
     def peak_step(self) -> Optional[int]:
-        """XLA's peak step in the flattened sequence; ``None`` when not scheduled."""
-        return self.peak["peak_step"] if self.is_scheduled else None
+        """The old name of ``live_range_peak_step``, kept for one release."""
+        return self.live_range_peak_step
 
     @property
     def rows(self) -> List[Dict[str, Any]]:
@@ -123,27 +173,34 @@ class HloReport:
         return self._html
 
     def __repr__(self) -> str:
-        peak = "unscheduled" if self.peak_bytes is None else f"peak {self.peak_bytes} bytes"
-        return f"<xlayout.HloReport {self.module or self.source}: {peak}>"
+        if self.allocated_bytes is None:
+            what = "unscheduled"
+        else:
+            exact = "" if self.allocation_exact else " (not every rule modelled)"
+            what = f"allocated {self.allocated_bytes} bytes{exact}"
+        return f"<xlayout.HloReport {self.module or self.source}: {what}>"
 
 
-def hlo(source: Any, *, top: int = 20) -> HloReport:
+def hlo(source: Any, *, top: int = 20, min_bytes: int = 0) -> HloReport:
     """The report of one HLO module, as ``xlayout hlo`` and ``xlayout peak`` give it.
 
     ``source`` is a path (``str`` or ``os.PathLike``), a dump directory (its one module
     text after optimizations), module text (a ``str`` with a line end, or ``bytes``), or
     a JAX ``Compiled`` or ``Lowered`` object (its optimized HLO). ``top`` bounds the top
-    lists and the peak's live list, as ``--top`` does.
+    lists and the peak's live list, as ``--top`` does; ``min_bytes`` leaves smaller values
+    out of the peak's live list, as ``xlayout peak --min-bytes`` does.
 
     >>> import xlayout
     >>> r = xlayout.hlo("HloModule m, is_scheduled=true\\n\\nENTRY %e {\\n"
     ...                 "  %p = f32[10]{0:T(8)} parameter(0)\\n"
     ...                 "  ROOT %n = f32[10]{0:T(8)} negate(%p)\\n}\\n")
-    >>> r.peak_step, r.peak_bytes, [row["array_bytes"] for row in r.rows]
+    >>> r.live_range_peak_step, r.live_range_peak_bytes, [row["array_bytes"] for row in r.rows]
     (1, 80, [64, 64])
     """
     data, name = _module_source(source)
-    return HloReport(data, name, top)
+    if top < 0 or min_bytes < 0:
+        raise ValueError(f"top and min_bytes are counts, not {top} and {min_bytes}")
+    return HloReport(data, name, top, min_bytes)
 
 
 class OomReport:

@@ -22,27 +22,24 @@ _STATS = (
 
 class Memory:
     """What ``memory`` found: ``report`` (the ``xlayout.hlo`` report of the compiled
-    module), ``memory_analysis`` (JAX's figures, a dict), and ``explanation`` (how the two
-    relate, in sentences). ``peak_bytes`` and ``peak_step`` are the report's."""
+    module), ``memory_analysis`` (JAX's figures, a dict), and ``explanation`` (how they
+    relate, in sentences). ``allocated_bytes`` is what XLA:CPU allocates, predicted from the
+    module's text; ``memory_analysis_bytes`` the same total by ``memory_analysis()``."""
 
     def __init__(self, report: HloReport, stats: Dict[str, int]) -> None:
         self.report = report
         self.memory_analysis = stats
 
     @property
-    def peak_bytes(self) -> Optional[int]:
-        """XLA's peak of live values (``HloLiveRange``), in bytes."""
-        return self.report.peak_bytes
-
-    @property
-    def peak_step(self) -> Optional[int]:
-        """The step of that peak in the module's flattened sequence."""
-        return self.report.peak_step
-
-    @property
     def allocated_bytes(self) -> Optional[int]:
-        """What XLA's buffer assignment allocates in all, by ``memory_analysis()``:
-        arguments + outputs - aliased + temporaries."""
+        """What XLA:CPU's buffer assignment allocates, predicted from the compiled module's
+        text: arguments + outputs - aliased + temporaries."""
+        return self.report.allocated_bytes
+
+    @property
+    def memory_analysis_bytes(self) -> Optional[int]:
+        """The same total by ``compiled.memory_analysis()``: arguments + outputs - aliased +
+        temporaries."""
         s = self.memory_analysis
         keys = ("argument_size_in_bytes", "output_size_in_bytes", "temp_size_in_bytes")
         if not all(k in s for k in keys):
@@ -50,50 +47,78 @@ class Memory:
         return sum(s[k] for k in keys) - s.get("alias_size_in_bytes", 0)
 
     @property
-    def explanation(self) -> str:
-        """The peak and ``memory_analysis()``'s figures side by side, and why they differ."""
+    def agrees(self) -> Optional[bool]:
+        """Whether the prediction is ``memory_analysis()``'s, field by field (``None`` when
+        either is missing)."""
         s = self.memory_analysis
+        r = self.report
+        if r.allocated_bytes is None or self.memory_analysis_bytes is None:
+            return None
+        return (r.argument_bytes, r.output_bytes, r.alias_bytes, r.temp_bytes) == (
+            s["argument_size_in_bytes"], s["output_size_in_bytes"],
+            s.get("alias_size_in_bytes", 0), s["temp_size_in_bytes"],
+        )
+
+    @property
+    def live_range_peak_bytes(self) -> Optional[int]:
+        """XLA's live-range peak (``HloLiveRange``), in bytes: not what is allocated."""
+        return self.report.live_range_peak_bytes
+
+    @property
+    def live_range_peak_step(self) -> Optional[int]:
+        """The step of that peak in the module's flattened sequence."""
+        return self.report.live_range_peak_step
+
+    @property
+    def peak_bytes(self) -> Optional[int]:
+        """The old name of ``live_range_peak_bytes``, kept for one release."""
+        return self.live_range_peak_bytes
+
+    @property
+    def peak_step(self) -> Optional[int]:
+        """The old name of ``live_range_peak_step``, kept for one release."""
+        return self.live_range_peak_step
+
+    @property
+    def explanation(self) -> str:
+        """What is allocated (predicted and by ``memory_analysis()``) and XLA's live-range
+        peak, side by side, and why the peak is another figure."""
+        r = self.report
         lines = []
-        peak = self.peak_bytes
-        if peak is None:
-            lines.append("the compiled module is not scheduled: it has no peak by XLA's rule")
-        else:
-            at = self.report.peak.get("peak_instruction")
-            lines.append(
-                f"peak of live values (XLA's HloLiveRange): {peak} bytes at step "
-                f"{self.peak_step} ({at})"
-            )
         allocated = self.allocated_bytes
-        if allocated is not None:
+        if allocated is None:
+            lines.append("the compiled module is not scheduled: there is no allocation yet")
+        else:
+            exact = "" if r.allocation_exact else " (not every rule it needs is modelled)"
             lines.append(
-                "allocated by XLA's buffer assignment (memory_analysis): "
-                f"{s['argument_size_in_bytes']} arguments + {s['output_size_in_bytes']} "
-                f"outputs - {s.get('alias_size_in_bytes', 0)} aliased + "
-                f"{s['temp_size_in_bytes']} temporaries = {allocated} bytes"
+                "allocated by XLA:CPU's buffer assignment, predicted from the module: "
+                f"{r.argument_bytes} arguments + {r.output_bytes} outputs - {r.alias_bytes} "
+                f"aliased + {r.temp_bytes} temporaries = {allocated} bytes{exact}"
             )
-        if peak is not None and allocated is not None:
-            if allocated == peak:
-                lines.append("the same: every allocation is live at the peak")
-            elif allocated > peak:
-                lines.append(
-                    f"{allocated - peak} bytes more allocated than live at the peak: the "
-                    "buffer assignment sizes each allocation for every value it ever holds "
-                    "(values live at different steps, arguments and outputs for the whole "
-                    "run), so its total is at least what is live at any one step"
-                )
-            else:
-                lines.append(
-                    f"{peak - allocated} bytes more live at the peak than allocated: values "
-                    "that share one allocation (a loop's carried buffers, in-place updates, "
-                    "a tuple and its elements) are each counted in the live list, as XLA's "
-                    "own list counts them"
-                )
-        if "peak_memory_in_bytes" in s and peak is not None:
+        s = self.memory_analysis
+        if self.memory_analysis_bytes is not None:
+            verdict = {True: "the same", False: "NOT the same", None: "nothing to compare"}
+            lines.append(
+                "memory_analysis(): "
+                f"{s['argument_size_in_bytes']} + {s['output_size_in_bytes']} - "
+                f"{s.get('alias_size_in_bytes', 0)} + {s['temp_size_in_bytes']} = "
+                f"{self.memory_analysis_bytes} bytes: {verdict[self.agrees]}"
+            )
+        peak = self.live_range_peak_bytes
+        if peak is not None:
+            at = r.peak.get("live_range_peak_instruction")
+            lines.append(
+                f"XLA's live-range peak (HloLiveRange): {peak} bytes at step "
+                f"{self.live_range_peak_step} ({at}), which counts each value while it is live: "
+                "values that share memory (a loop's carried buffers, in-place updates) each "
+                "count, and temporaries packed at the same offsets count apart, so it is not "
+                "what is allocated"
+            )
+        if "peak_memory_in_bytes" in s:
             lines.append(
                 f"memory_analysis' peak_memory_in_bytes: {s['peak_memory_in_bytes']} bytes "
-                "(PJRT's figure: the peak XProf's memory viewer draws, computed by XLA's "
-                "ComputePeakMemorySizes from the buffer assignment's heap-simulator traces, "
-                "not from the live ranges; xlayout does not recompute it)"
+                "(PJRT's figure, from the buffer assignment's heap-simulator traces; xlayout "
+                "does not recompute it)"
             )
         return "\n".join(lines)
 
@@ -104,7 +129,10 @@ class Memory:
         return f"<p class='xlayout-jax'>{note}</p>\n{self.report._repr_html_()}"
 
     def __repr__(self) -> str:
-        return f"<xlayout.jax.Memory peak {self.peak_bytes} bytes, allocated {self.allocated_bytes}>"
+        return (
+            f"<xlayout.jax.Memory allocated {self.allocated_bytes} bytes, "
+            f"memory_analysis {self.memory_analysis_bytes}>"
+        )
 
 
 def memory(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Memory:
@@ -114,7 +142,7 @@ def memory(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Memory:
 
     >>> import jax.numpy as jnp, xlayout.jax
     >>> m = xlayout.jax.memory(lambda x: jnp.sin(x) * 2, jnp.ones((256, 128)))
-    >>> m.peak_bytes == 2 * 256 * 128 * 4 == m.allocated_bytes   # the argument and the result
+    >>> m.allocated_bytes == 2 * 256 * 128 * 4 == m.memory_analysis_bytes   # the argument and the result
     True
     """
     import jax

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::attribute::shape_index;
+use super::attribute::{shape_index, AliasPair};
 use super::buffer::Analysis;
 use super::diagnostic::{Listing, MAX_LISTED};
 use super::id::{IndexVec, InstrId, ShapeId};
@@ -101,6 +101,8 @@ pub struct Allocation {
     pub attributes: String,
     /// `parameter N`: an entry parameter.
     pub parameter: Option<u64>,
+    /// `at ShapeIndex {..}`: the shape index in that parameter.
+    pub parameter_index: Vec<u64>,
     /// `maybe-live-out`.
     pub maybe_live_out: bool,
     /// `thread-local`.
@@ -153,6 +155,36 @@ impl BufferAssignment {
         b
     }
 
+    /// `compiled.memory_analysis()`'s figures as XLA's allocations give them
+    /// (`PopulateBufferStatsFromAllocations`): parameters are arguments, allocations marked
+    /// `maybe-live-out` outputs, parameters in the module's `input_output_alias` aliased
+    /// (the file does not say which are), and the rest temporaries but for constants and
+    /// thread-local ones, which count nowhere.
+    ///
+    /// ```
+    /// use xlayout::hlo::{BufferAssignment, Module};
+    /// let m = Module::parse("HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\n");
+    /// let b = BufferAssignment::parse("allocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}, maybe-live-out:\nallocation 1: size 4, constant:\nallocation 2: size 128, preallocated-temp:\n");
+    /// let x = b.memory_analysis(&m.input_output_alias);
+    /// assert_eq!((x.argument_bytes, x.output_bytes, x.alias_bytes, x.temp_bytes, x.allocated_bytes), (64, 64, 64, 128, 192));
+    /// ```
+    pub fn memory_analysis(&self, input_output_alias: &[AliasPair]) -> MemoryAnalysis {
+        let aliased = |a: &Allocation| {
+            a.parameter.is_some_and(|p| {
+                input_output_alias
+                    .iter()
+                    .any(|x| x.operand == p && x.operand_index == a.parameter_index)
+            })
+        };
+        MemoryAnalysis::of(self.allocations.iter().map(|a| Kinds {
+            size: a.size,
+            parameter: a.parameter.is_some(),
+            aliased: aliased(a),
+            live_out: a.maybe_live_out,
+            temp: a.parameter.is_none() && !a.maybe_live_out && !a.constant && !a.thread_local,
+        }))
+    }
+
     /// The sum of the allocations' sizes.
     ///
     /// ```
@@ -161,6 +193,62 @@ impl BufferAssignment {
     /// ```
     pub fn total_bytes(&self) -> u64 {
         self.allocations.iter().fold(0u64, |t, a| t.saturating_add(a.size))
+    }
+}
+
+/// `compiled.memory_analysis()`'s figures, as a buffer-assignment file gives them
+/// ([`BufferAssignment::memory_analysis`]).
+///
+/// ```
+/// let x = xlayout::hlo::BufferAssignment::parse("allocation 0: size 8, maybe-live-out:\n").memory_analysis(&[]);
+/// assert_eq!((x.output_bytes, x.allocated_bytes), (8, 8));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryAnalysis {
+    /// Arguments + outputs − aliased + temporaries.
+    pub allocated_bytes: u64,
+    /// `argument_size_in_bytes`.
+    pub argument_bytes: u64,
+    /// `output_size_in_bytes`.
+    pub output_bytes: u64,
+    /// `alias_size_in_bytes`.
+    pub alias_bytes: u64,
+    /// `temp_size_in_bytes`.
+    pub temp_bytes: u64,
+}
+
+/// What `memory_analysis()` asks of one allocation.
+pub(crate) struct Kinds {
+    pub size: u64,
+    pub parameter: bool,
+    /// A parameter an output is written over.
+    pub aliased: bool,
+    pub live_out: bool,
+    pub temp: bool,
+}
+
+impl MemoryAnalysis {
+    /// `PopulateBufferStatsFromAllocations` over `allocations`: the sums, and arguments +
+    /// outputs − aliased + temporaries.
+    pub(crate) fn of(allocations: impl Iterator<Item = Kinds>) -> MemoryAnalysis {
+        let mut x = MemoryAnalysis::default();
+        let add = |t: &mut u64, yes: bool, size: u64| {
+            if yes {
+                *t = t.saturating_add(size);
+            }
+        };
+        for k in allocations {
+            add(&mut x.argument_bytes, k.parameter, k.size);
+            add(&mut x.output_bytes, k.live_out, k.size);
+            add(&mut x.alias_bytes, k.parameter && k.aliased, k.size);
+            add(&mut x.temp_bytes, k.temp, k.size);
+        }
+        x.allocated_bytes = x
+            .argument_bytes
+            .saturating_add(x.output_bytes)
+            .saturating_sub(x.alias_bytes)
+            .saturating_add(x.temp_bytes);
+        x
     }
 }
 
@@ -182,11 +270,17 @@ fn allocation(rest: &str) -> Option<Allocation> {
     let flags: Vec<&str> = plain.split(',').map(str::trim).collect();
     let parameter =
         flags.iter().find_map(|f| f.strip_prefix("parameter ").and_then(|n| n.trim().parse().ok()));
+    let parameter_index = plain
+        .split_once("at ShapeIndex ")
+        .and_then(|(_, r)| Some(&r[..=r.find('}')?]))
+        .and_then(shape_index)
+        .unwrap_or_default();
     Some(Allocation {
         index: index.trim().parse().ok()?,
         size: size.trim().parse().ok()?,
         attributes: attributes.to_string(),
         parameter,
+        parameter_index,
         maybe_live_out: flags.contains(&"maybe-live-out"),
         thread_local: flags.contains(&"thread-local"),
         constant: flags.contains(&"constant"),

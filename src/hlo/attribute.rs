@@ -64,6 +64,59 @@ impl Serialize for CallAttribute {
     }
 }
 
+/// A fusion's `kind=`: which of XLA's fusion kinds it is. XLA's buffer sharing asks it
+/// (`CanShareOperandBufferWithUser`: a loop or input fusion may write its result over an
+/// operand it reads element by element).
+///
+/// ```
+/// use xlayout::hlo::{FusionKind, Module};
+/// let m = Module::parse("%f {\n}\n%x = f32[2]{0} fusion(), kind=kLoop, calls=%f\n");
+/// assert_eq!(m.instructions.raw()[0].fusion_kind, Some(FusionKind::Loop));
+/// assert_eq!(FusionKind::parse("kCustom"), Some(FusionKind::Custom));
+/// assert_eq!(FusionKind::Output.as_str(), "kOutput");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FusionKind {
+    /// `kLoop`.
+    Loop,
+    /// `kInput`.
+    Input,
+    /// `kOutput`.
+    Output,
+    /// `kCustom`.
+    Custom,
+}
+
+impl FusionKind {
+    /// The kind `text` names (`kLoop`, ...).
+    pub fn parse(text: &str) -> Option<FusionKind> {
+        Some(match text {
+            "kLoop" => FusionKind::Loop,
+            "kInput" => FusionKind::Input,
+            "kOutput" => FusionKind::Output,
+            "kCustom" => FusionKind::Custom,
+            _ => return None,
+        })
+    }
+
+    /// As written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FusionKind::Loop => "kLoop",
+            FusionKind::Input => "kInput",
+            FusionKind::Output => "kOutput",
+            FusionKind::Custom => "kCustom",
+        }
+    }
+}
+
+impl Serialize for FusionKind {
+    /// As written.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// One `{output}: (operand, {index})` pair of `input_output_alias` (the operand a
 /// parameter number) or `output_to_operand_aliasing` (an operand number): the output at
 /// `output` is the operand's buffer at `operand_index`.

@@ -1,12 +1,13 @@
-//! A module's report with its peak's headline: the object `xlayout hlo --format json`
+//! A module's report with its memory headline: the object `xlayout hlo --format json`
 //! writes for each file, and `xlayout.hlo` returns in Python.
 
 use serde::Serialize;
 
-use super::peak::Peak;
+use super::peak::{Bound, Peak};
 use super::report::Report;
 
-/// A module's [`Report`] and, when the module is scheduled, its peak's headline figures.
+/// A module's [`Report`] and, when the module is scheduled, what XLA:CPU allocates for it
+/// (the headline) and XLA's live-range peak.
 ///
 /// One definition for the command's JSON and the Python package's, so the two cannot drift.
 ///
@@ -17,9 +18,9 @@ use super::report::Report;
 /// let report = Report::new(&analysis, ReportOptions::default());
 /// let peak = Peak::new(&analysis);
 /// let json = serde_json::to_value(ReportWithPeak::new(&report, Some(&peak))).unwrap();
-/// // Both f32[10] live at the negate: 40 bytes each by XLA's `ByteSizeOf`, which the peak
-/// // counts (the tiles' padding is in the report's `array_bytes`).
-/// assert_eq!((json["peak_step"].as_u64(), json["peak_bytes"].as_u64()), (Some(1), Some(80)));
+/// // The argument and the result, 40 bytes each by XLA:CPU's sizes (the tiles' padding is
+/// // in the report's `array_bytes`); both live at the negate.
+/// assert_eq!((json["allocated_bytes"].as_u64(), json["live_range_peak_bytes"].as_u64()), (Some(80), Some(80)));
 /// assert_eq!(json["module"], "m");
 /// ```
 #[derive(Serialize)]
@@ -27,12 +28,27 @@ pub struct ReportWithPeak<'a, 'r, 'm, 't> {
     /// The report, its fields inline.
     #[serde(flatten)]
     pub report: &'a Report<'r, 'm, 't>,
-    /// XLA's peak step (as `xlayout peak` finds it), when the module is scheduled.
-    pub peak_step: Option<u32>,
-    /// XLA's peak bytes (as `xlayout peak` finds them), when the module is scheduled.
-    pub peak_bytes: Option<u64>,
-    /// Whether every rule the peak needs is modelled.
-    pub peak_exact: Option<bool>,
+    /// What XLA:CPU's buffer assignment allocates (arguments + outputs − aliased +
+    /// temporaries), predicted from the module, when it is scheduled.
+    pub allocated_bytes: Option<u64>,
+    /// Its arguments.
+    pub argument_bytes: Option<u64>,
+    /// Its outputs.
+    pub output_bytes: Option<u64>,
+    /// Its parameters an output is written over.
+    pub alias_bytes: Option<u64>,
+    /// Its temporaries.
+    pub temp_bytes: Option<u64>,
+    /// Whether every rule the prediction needs is modelled.
+    pub allocation_exact: Option<bool>,
+    /// Where `allocated_bytes` lies when not.
+    pub allocation_bounds: Option<Bound>,
+    /// XLA's live-range peak step (`HloLiveRange`, as `xlayout peak` finds it).
+    pub live_range_peak_step: Option<u32>,
+    /// XLA's live-range peak bytes.
+    pub live_range_peak_bytes: Option<u64>,
+    /// Whether every rule the live ranges need is modelled.
+    pub live_range_peak_exact: Option<bool>,
 }
 
 impl<'a, 'r, 'm, 't> ReportWithPeak<'a, 'r, 'm, 't> {
@@ -43,14 +59,23 @@ impl<'a, 'r, 'm, 't> ReportWithPeak<'a, 'r, 'm, 't> {
     /// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[10] parameter(0)\n}\n");
     /// let analysis = Analysis::new(&m);
     /// let report = Report::new(&analysis, ReportOptions::default());
-    /// assert_eq!(ReportWithPeak::new(&report, None).peak_bytes, None);
+    /// let r = ReportWithPeak::new(&report, None);
+    /// assert_eq!((r.allocated_bytes, r.live_range_peak_bytes), (None, None));
     /// ```
     pub fn new(report: &'a Report<'r, 'm, 't>, peak: Option<&Peak>) -> Self {
+        let a = peak.map(|p| &p.assignment);
         ReportWithPeak {
             report,
-            peak_step: peak.map(|p| p.xla.step),
-            peak_bytes: peak.map(|p| p.xla.bytes),
-            peak_exact: peak.map(Peak::exact),
+            allocated_bytes: a.map(|a| a.allocated_bytes),
+            argument_bytes: a.map(|a| a.argument_bytes),
+            output_bytes: a.map(|a| a.output_bytes),
+            alias_bytes: a.map(|a| a.alias_bytes),
+            temp_bytes: a.map(|a| a.temp_bytes),
+            allocation_exact: a.map(|a| a.exact()),
+            allocation_bounds: a.and_then(|a| a.bounds),
+            live_range_peak_step: peak.map(|p| p.xla.step),
+            live_range_peak_bytes: peak.map(|p| p.xla.bytes),
+            live_range_peak_exact: peak.map(Peak::exact),
         }
     }
 }

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 
 use serde::Serialize;
 
-use super::attribute::{alias_pairs, AliasPair, CallAttribute};
+use super::attribute::{alias_pairs, AliasPair, CallAttribute, FusionKind};
 use super::id::{CompId, InstrId, ShapeId};
 use super::lex::{
     for_each_top_level, is_name_byte, keyword, matching_close, split_name, walk, Event,
@@ -90,6 +90,9 @@ pub struct Instruction<'t> {
     /// `output_to_operand_aliasing={...}`: outputs that are operands' buffers.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub output_to_operand_aliasing: Box<[AliasPair]>,
+    /// A fusion's `kind=`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fusion_kind: Option<FusionKind>,
     /// Everything after the operand list, as written (`kind=kLoop, calls=%f, ...`).
     pub attributes: &'t str,
     /// Its computation; `None` for an instruction outside any computation (a snippet).
@@ -202,6 +205,7 @@ pub(crate) struct Tail<'t> {
     pub metadata: Metadata<'t>,
     pub called: Vec<Called<'t>>,
     pub output_to_operand_aliasing: Vec<AliasPair>,
+    pub fusion_kind: Option<FusionKind>,
 }
 
 /// Whether attribute `key` of an `opcode` instruction names computations, and which.
@@ -253,6 +257,7 @@ pub(crate) fn tail_into<'t>(
         metadata: Metadata::default(),
         called: Vec::new(),
         output_to_operand_aliasing: Vec::new(),
+        fusion_kind: None,
     };
     match opcode {
         Opcode::Parameter => t.parameter_number = operand_text.trim().parse().ok(),
@@ -275,6 +280,8 @@ pub(crate) fn tail_into<'t>(
             if opcode == Opcode::GetTupleElement {
                 t.tuple_index = value.parse().ok();
             }
+        } else if key == "kind" && opcode == Opcode::Fusion {
+            t.fusion_kind = t.fusion_kind.or(FusionKind::parse(value));
         } else if key == "output_to_operand_aliasing"
             && !std::mem::replace(&mut aliasing_seen, true)
         {

@@ -39,6 +39,7 @@
 //! assert_eq!(row.best_layout.as_deref(), Some("{0,1,2:T(8,128)}"));
 //! ```
 
+mod alloc;
 mod assignment;
 mod attribute;
 mod best;
@@ -65,11 +66,15 @@ mod sizes;
 pub mod units;
 mod work;
 
+pub use alloc::{
+    AllocatedBuffer, AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow,
+    PlacedValue, PredictedAllocation, StepAllocated, TempPeak, ALIGNMENT,
+};
 pub use assignment::{
     dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
-    DumpProblem, DumpRange, LiveRangeDump, SizeDifference,
+    DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
 };
-pub use attribute::{AliasPair, CallAttribute};
+pub use attribute::{AliasPair, CallAttribute, FusionKind};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
 pub use decode::decode;
@@ -86,7 +91,8 @@ pub use module::{CallContext, Computation, Module};
 pub use opcode::Opcode;
 pub use peak::{
     Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,
-    NotModelledRow, Peak, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive, XlaPeak,
+    NotModelledRow, Peak, PeakOptions, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive,
+    XlaPeak,
 };
 pub use ratio::{Percent, Ratio};
 pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};

@@ -333,6 +333,7 @@ impl<'t> Builder<'t> {
             tuple_index: tail.tuple_index,
             called: tail.called.into_boxed_slice(),
             output_to_operand_aliasing: tail.output_to_operand_aliasing.into_boxed_slice(),
+            fusion_kind: tail.fusion_kind,
             attributes: tail.attributes,
             computation: self.open,
             position,

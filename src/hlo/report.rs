@@ -19,7 +19,14 @@ use super::work::Counted;
 /// `causes`, `group_by`; `oom`'s rows are its JSON `entries`, flat); an instruction row
 /// always has every key (`null` where its shape was not read); `oom`'s percentages are
 /// numbers and its printed sizes say whether they were `rounded`.
-pub const REPORT_VERSION: u32 = 2;
+///
+/// 3: the headline is what XLA:CPU allocates, predicted (`allocated_bytes`,
+/// `argument_bytes`, `output_bytes`, `alias_bytes`, `temp_bytes`, `allocation_exact`, ...);
+/// XLA's live-range peak is named for what it is: `peak_step` and `peak_bytes` are
+/// `live_range_peak_step` and `live_range_peak_bytes` (and `peak`'s other `peak_*` keys
+/// `live_range_peak_*`, its TSV column `peak_step` `live_range_peak_step`; `hlo`'s
+/// `peak_exact` `live_range_peak_exact`).
+pub const REPORT_VERSION: u32 = 3;
 
 /// What to group owned buffers by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

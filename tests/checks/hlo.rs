@@ -199,6 +199,6 @@ fn read_with_peak(bytes: &[u8]) -> usize {
     let report = Report::new(&analysis, options);
     let _ = report.expanding_more_than(11, 10);
     let peak = xlayout::hlo::Peak::new(&analysis);
-    let _ = peak.summary(&m, 20);
+    let _ = peak.summary(&m, &Default::default());
     m.instructions.len()
 }

@@ -33,6 +33,9 @@ pub enum Class {
     AliasPairs,
     /// Many `get-tuple-element`s with an index out of range, of one wide tuple.
     BadIndexGtes,
+    /// A fusion whose custom-call writes many outputs over its operands
+    /// (`output_to_operand_aliasing`, issue 31 item 6).
+    AliasedOutputs,
     /// Many lines of one byte that is not UTF-8.
     NotUtf8Lines,
     /// Many lines of one shape each, for the line-based commands, ending in a lone CR.
@@ -47,7 +50,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in the order of the issue's table.
-    pub const ALL: [Class; 14] = [
+    pub const ALL: [Class; 15] = [
         Class::Strings,
         Class::Comments,
         Class::LoneCr,
@@ -58,6 +61,7 @@ impl Class {
         Class::WhileConditions,
         Class::AliasPairs,
         Class::BadIndexGtes,
+        Class::AliasedOutputs,
         Class::NotUtf8Lines,
         Class::ShapeLines,
         Class::OomLines,
@@ -77,6 +81,7 @@ impl Class {
             Class::WhileConditions => "while-conditions",
             Class::AliasPairs => "alias-pairs",
             Class::BadIndexGtes => "bad-index-gtes",
+            Class::AliasedOutputs => "aliased-outputs",
             Class::NotUtf8Lines => "not-utf8-lines",
             Class::ShapeLines => "shape-lines",
             Class::OomLines => "oom-lines",
@@ -229,6 +234,29 @@ pub fn generate(class: Class, len: usize) -> Vec<u8> {
                 let _ = writeln!(s, "  %g{k} = f32[1]{{0}} get-tuple-element(%t), index=99999999");
             }
             s += "  ROOT %r = f32[1]{0} parameter(1)\n}\n";
+        }
+        Class::AliasedOutputs => {
+            // Per output: a fused parameter (38 bytes), an operand and a pair of the
+            // custom-call (25), an entry parameter (34) and the fusion's operand (6).
+            let n = count(len, 103);
+            let t = wide(n);
+            s += "HloModule m, is_scheduled=true\n\n%fused {\n";
+            for k in 0..n {
+                let _ = writeln!(s, "  %q{k} = f32[1]{{0}} parameter({k})");
+            }
+            let _ = write!(s, "  ROOT %c = {t} custom-call({}), custom_call_target=\"x\", output_to_operand_aliasing={{", names("q", n, false));
+            for k in 0..n {
+                let _ = write!(s, "{}{{{k}}}: ({k}, {{}})", if k == 0 { "" } else { ", " });
+            }
+            s += "}\n}\n\nENTRY %e {\n";
+            for k in 0..n {
+                let _ = writeln!(s, "  %p{k} = f32[1]{{0}} parameter({k})");
+            }
+            let _ = write!(
+                s,
+                "  ROOT %f = {t} fusion({}), kind=kLoop, calls=%fused\n}}\n",
+                names("p", n, false)
+            );
         }
         Class::NotUtf8Lines => {
             let mut bytes = Vec::with_capacity(len + 2);

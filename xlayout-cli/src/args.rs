@@ -68,10 +68,10 @@ pub enum Command {
     /// dimension pads and which order of the same dimensions would pad less,
     /// and sums the buffers instructions own (not fused instructions, bitcast,
     /// get-tuple-element, tuple, while, ...) per memory space and computation.
-    /// The headline names each figure: the peak of a scheduled module (as
-    /// `xlayout peak` finds it), XLA's own allocation total when its buffer
-    /// assignment is beside the module, and the sum of every owned buffer,
-    /// which is not the peak. Lines it cannot read go to standard error with
+    /// The headline names each figure: what XLA:CPU allocates for a scheduled
+    /// module, predicted from its text (as `xlayout peak` finds it), XLA's own
+    /// allocation total when its buffer assignment is beside the module, and
+    /// the sum of every owned buffer, which is neither. Lines it cannot read go to standard error with
     /// file:line; the rest is still read. Exit status 1 for such a line or a
     /// shape XLA rejects, or when --max-expansion or --budget is exceeded.
     #[command(verbatim_doc_comment)]
@@ -80,13 +80,16 @@ pub enum Command {
     ///
     /// Computes, without running anything, the live range of every value of a
     /// scheduled module (is_scheduled=true) by the rules of XLA's buffer
-    /// assigner (HloLiveRange over HloDataflowAnalysis), and its peak: XLA's
-    /// peak step and bytes, the values live there largest first with a
-    /// cumulative column, and the largest live total over all steps, with
-    /// padding and without. With XLA's buffer assignment and live ranges beside
-    /// the module (`*-buffer-assignment.txt`, `*-live-range.txt`) XLA's own
-    /// peak and every value it sizes differently are shown too. For CI,
-    /// --budget makes the exit status 1 when the peak exceeds it.
+    /// assigner (HloLiveRange over HloDataflowAnalysis), and from them what
+    /// XLA:CPU's buffer assignment allocates: arguments + outputs - aliased +
+    /// temporaries, as compiled.memory_analysis() counts them (bounds where a
+    /// rule is not modelled). Then XLA's live-range peak, step and bytes, the
+    /// values live there largest first with a cumulative column, and the
+    /// largest live total over all steps, with padding and without. With XLA's
+    /// buffer assignment and live ranges beside the module
+    /// (`*-buffer-assignment.txt`, `*-live-range.txt`) XLA's own figures are
+    /// shown too, and a prediction that differs is an error. For CI, --budget
+    /// makes the exit status 1 when the allocation exceeds it.
     #[command(verbatim_doc_comment)]
     Peak(Peak),
     /// Out-of-memory reports explained, entry by entry
@@ -312,14 +315,15 @@ pub struct Hlo {
     /// Exit status 1 when an owned buffer takes more than X times its data (`4`, `1.5`)
     #[arg(long, value_name = "X", value_parser = ratio)]
     pub max_expansion: Option<Ratio>,
-    /// Exit status 1 when a file's peak (as `xlayout peak` finds it) exceeds BYTES
-    /// (`16G`), or the module has no peak (not scheduled, or no ENTRY computation)
+    /// Exit status 1 when what a file allocates (as `xlayout peak` predicts it) exceeds
+    /// BYTES (`16G`), or may, or the module has no allocation to hold to it (not scheduled,
+    /// or no ENTRY computation)
     #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
     pub budget: Option<u64>,
-    /// Also write the report as one self-contained HTML page (the peak and a timeline of
-    /// live memory, totals, owned bytes by instruction, sortable top lists, maps of the
-    /// padded buffers; a section per module) to PAGE; `-` writes the page to standard
-    /// output instead of --format
+    /// Also write the report as one self-contained HTML page (the allocation and a
+    /// timeline of what it holds, totals, owned bytes by instruction, sortable top lists,
+    /// maps of the tiled buffers; a section per module) to PAGE; `-` writes the page to
+    /// standard output instead of --format
     #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
     pub html: Option<PathBuf>,
     /// XLA's buffer assignment whose allocation total the headline shows, instead of the
@@ -352,17 +356,19 @@ pub struct Peak {
     /// Which files of a dump directory: after optimizations, before, or all module text
     #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
     pub stage: Stage,
-    /// Exit status 1 when a file's peak exceeds BYTES (`16G`), saying by how much; also
-    /// when a module has no peak to hold to it (not scheduled, or no ENTRY computation)
+    /// Exit status 1 when what a file allocates exceeds BYTES (`16G`), or may (its bounds
+    /// straddle BYTES), saying by how much; also when a module has no allocation to hold to
+    /// it (not scheduled, or no ENTRY computation)
     #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
     pub budget: Option<u64>,
     /// Exit status 1 when a value live at the peak takes more than X times its data with
     /// its tiling padding (`4`, `1.5`)
     #[arg(long, value_name = "X", value_parser = ratio, verbatim_doc_comment)]
     pub max_expansion: Option<Ratio>,
-    /// Also write one self-contained HTML page (the peak, what is live there, a timeline
-    /// of live memory at every step, the live buffers' lifetimes, the buffer report) to
-    /// PAGE; `-` writes the page to standard output instead of --format
+    /// Also write one self-contained HTML page (the allocation, a timeline of what it
+    /// holds at every step, the buffers live at the temporaries' peak with their values,
+    /// the buffer report) to PAGE; `-` writes the page to standard output instead of
+    /// --format
     #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
     pub html: Option<PathBuf>,
     /// XLA's buffer assignment to compare with, instead of the one beside the module

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use xlayout::draw::HtmlPage;
 use xlayout::hlo::{
-    decode, dumps_beside, size_differences, units, Analysis, BufferAssignment, Diagnostic, Module,
-    Peak, Rule, SizeDifference,
+    decode, dumps_beside, size_differences, units, Analysis, Assignment, BufferAssignment,
+    Diagnostic, MemoryAnalysis, Module, Peak, Rule, SizeDifference,
 };
 
-use super::args::Format;
+use super::args::{Format, Units};
 use super::io::{self, Failure, Out, Stdin};
-use super::output::warn;
+use super::output::{both, human, warn};
 use super::Status;
 
 /// Says each reading problem of `module` (read from `name`) on standard error: 1 if any.
@@ -60,22 +60,31 @@ pub fn read_beside(
     Ok(Some((name, decode(&bytes).0.into_owned())))
 }
 
-/// XLA's buffer assignment of a module and the values it sizes differently.
+/// XLA's buffer assignment of a module: its totals, whether the prediction agrees, and the
+/// values it sizes differently.
 #[derive(Serialize)]
 pub struct XlaAssignment {
     pub file: String,
     pub allocations: usize,
-    /// The sum of its allocations' sizes: what XLA allocates for the program.
+    /// The sum of its allocations' sizes (constants and thread-local ones included).
     pub total_bytes: u64,
+    /// `memory_analysis()` as its allocations give it.
+    pub memory_analysis: MemoryAnalysis,
+    /// Whether the predicted `memory_analysis()` is the same (none without a prediction).
+    pub agrees: Option<bool>,
     pub values: usize,
     pub size_differences: Vec<SizeDifference>,
 }
 
-/// Reads the buffer assignment at `path` (its problems on standard error, status 1).
+/// Reads the buffer assignment at `path` (its problems on standard error, status 1) and
+/// holds the prediction of module `name` to it: a prediction that follows every rule and
+/// differs from XLA's is said on standard error, status 1.
 pub fn assignment(
     path: Option<PathBuf>,
     stdin: &mut Stdin<'_>,
     analysis: &Analysis<'_, '_>,
+    predicted: Option<&Assignment>,
+    name: &str,
     status: &mut Status,
 ) -> Result<Option<XlaAssignment>, Failure> {
     Ok(read_beside(path, stdin)?.map(|(file, text)| {
@@ -84,51 +93,156 @@ pub fn assignment(
             *status = 1;
             warn(format_args!("{file}:{}: {}", p.line, p.message));
         }
+        let xla = b.memory_analysis(&analysis.module.input_output_alias);
+        let agrees = predicted.map(|a| a.memory_analysis() == xla);
+        if let (Some(false), Some(a)) = (agrees, predicted.filter(|a| a.exact())) {
+            *status = 1;
+            let ours = a.memory_analysis();
+            warn(format_args!(
+                "{name}: the predicted allocation is not XLA's ({file}): {} bytes predicted \
+                 (arguments {} + outputs {} - aliased {} + temporaries {}), {} in XLA's \
+                 ({} + {} - {} + {})",
+                ours.allocated_bytes,
+                ours.argument_bytes,
+                ours.output_bytes,
+                ours.alias_bytes,
+                ours.temp_bytes,
+                xla.allocated_bytes,
+                xla.argument_bytes,
+                xla.output_bytes,
+                xla.alias_bytes,
+                xla.temp_bytes
+            ));
+        }
         XlaAssignment {
             file,
             allocations: b.allocations.len(),
             total_bytes: b.total_bytes(),
+            memory_analysis: xla,
+            agrees,
             values: b.allocations.iter().map(|a| a.values.len()).sum(),
             size_differences: size_differences(&b, analysis),
         }
     }))
 }
 
-/// Holds a module's peak to `--budget`: 1 (and a line on standard error saying by how
-/// much) when it is above, or when the module has no peak: it is not scheduled, or it has no
-/// ENTRY computation (nothing runs, so its figure of 0 bytes is no peak that holds).
+/// Holds what a module allocates (XLA:CPU's buffer assignment, predicted) to `--budget`: 1
+/// (and a line on standard error saying which figure and by how much) when it is above;
+/// where a rule is not modelled, when its bounds do not keep it under; and when the module
+/// has no allocation yet: it is not scheduled, or it has no ENTRY computation (nothing runs,
+/// so its figure of 0 bytes is no allocation that holds).
 pub fn check_budget(name: &str, budget: u64, module: &Module<'_>, peak: Option<&Peak>) -> Status {
     let Some(peak) = peak.filter(|_| module.is_scheduled) else {
         warn(format_args!(
-            "{name}: not scheduled (no is_scheduled=true): there is no peak to hold to --budget \
-             {budget}; give the module as XLA compiled it (its after-optimizations text)"
+            "{name}: not scheduled (no is_scheduled=true): there is no allocation to hold to \
+             --budget {budget}; give the module as XLA compiled it (its after-optimizations text)"
         ));
         return 1;
     };
     if peak.not_modelled.iter().any(|n| n.rule == Rule::NoEntry) {
         warn(format_args!(
-            "{name}: no ENTRY computation: nothing runs, so there is no peak to hold to --budget \
-             {budget}; give the whole module as XLA compiled it (its after-optimizations text)"
+            "{name}: no ENTRY computation: nothing runs, so there is no allocation to hold to \
+             --budget {budget}; give the whole module as XLA compiled it (its after-optimizations \
+             text)"
         ));
         return 1;
     }
-    let bytes = peak.xla.bytes;
-    if bytes <= budget {
-        return 0;
+    let a = &peak.assignment;
+    let over = |what: &str, bytes: u64| {
+        warn(format_args!(
+            "{name}: {what} {} is {} over --budget {}",
+            bytes_said(bytes),
+            bytes_said(bytes - budget),
+            bytes_said(budget)
+        ));
+    };
+    match a.bounds.filter(|_| !a.exact()) {
+        None if a.allocated_bytes > budget => {
+            over("allocated (XLA:CPU's buffer assignment, predicted)", a.allocated_bytes);
+            1
+        }
+        None => 0,
+        Some(b) if b.lower > budget => {
+            over("allocated at least (a rule is not modelled)", b.lower);
+            1
+        }
+        Some(b) if b.upper.is_some_and(|u| u <= budget) => 0,
+        Some(b) => {
+            let upper = b.upper.map_or_else(
+                || String::from("no upper bound"),
+                |u| format!("at most {}", bytes_said(u)),
+            );
+            let rules: Vec<&str> = a.not_modelled.iter().map(|n| n.rule.describe()).collect();
+            warn(format_args!(
+                "{name}: allocated may exceed --budget {}: at least {}, {upper}, as rules are not \
+                 modelled ({})",
+                bytes_said(budget),
+                bytes_said(b.lower),
+                rules.join("; ")
+            ));
+            1
+        }
     }
-    let at = peak
-        .xla
-        .instruction
-        .map_or_else(String::new, |i| format!(" ({})", module.instructions[i].name));
-    warn(format_args!(
-        "{name}: peak {bytes} bytes ({}) at step {}{at} is {} bytes ({}) over --budget {budget} ({})",
-        units::oom_bytes(bytes),
-        peak.xla.step,
-        bytes - budget,
-        units::oom_bytes(bytes - budget),
-        units::oom_bytes(budget)
-    ));
-    1
+}
+
+/// A count of bytes for a message: exact, singular for one, with its rounded form beside it
+/// only where that says something more (`1 byte`, `1000 bytes`, `2048 bytes (2.00K)`).
+fn bytes_said(n: u64) -> String {
+    match n {
+        1 => String::from("1 byte"),
+        0..1024 => format!("{n} bytes"),
+        _ => format!("{n} bytes ({})", units::oom_bytes(n)),
+    }
+}
+
+/// The headline of a module's memory, for the tables: what XLA:CPU allocates (predicted),
+/// with its parts, or where it lies when a rule is not modelled.
+pub fn allocation_line(a: &Assignment, unit: Units) -> String {
+    let parts = format!(
+        "arguments {} + outputs {} - aliased {} + temporaries {}",
+        human(unit, a.argument_bytes),
+        human(unit, a.output_bytes),
+        human(unit, a.alias_bytes),
+        human(unit, a.temp_bytes)
+    );
+    match a.bounds.filter(|_| !a.exact()) {
+        None => format!(
+            "allocated: {} = {parts}, XLA:CPU's buffer assignment predicted from the module\n",
+            both(unit, a.allocated_bytes)
+        ),
+        Some(b) => {
+            let upper = b.upper.map_or_else(|| String::from("no upper bound"), |u| human(unit, u));
+            let rules: Vec<&str> = a.not_modelled.iter().map(|n| n.rule.describe()).collect();
+            format!(
+                "allocated: between {} and {upper}; not modelled: {}; as modelled, {} = \
+                 {parts}\n",
+                human(unit, b.lower),
+                rules.join("; "),
+                both(unit, a.allocated_bytes)
+            )
+        }
+    }
+}
+
+/// What XLA's buffer assignment beside a module says, against the prediction.
+pub fn xla_assignment_line(x: &XlaAssignment, unit: Units) -> String {
+    let verdict = match x.agrees {
+        Some(true) => "the same as predicted",
+        Some(false) => "NOT the same as predicted",
+        None => "no prediction to compare",
+    };
+    let m = &x.memory_analysis;
+    format!(
+        "XLA's buffer assignment ({}): {} allocations, allocated {} = arguments {} + outputs {} \
+         - aliased {} + temporaries {}: {verdict}\n",
+        x.file,
+        x.allocations,
+        both(unit, m.allocated_bytes),
+        human(unit, m.argument_bytes),
+        human(unit, m.output_bytes),
+        human(unit, m.alias_bytes),
+        human(unit, m.temp_bytes)
+    )
 }
 
 /// Runs `write` (which writes the command's --format output to the `Out` it is given and

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    Analysis, GroupBy, InstrId, Keyed, Module, Peak, Report, ReportOptions, ReportWithPeak, Row,
-    Sum, Totals, REPORT_VERSION,
+    Analysis, GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions,
+    ReportWithPeak, Row, Sum, Totals, REPORT_VERSION,
 };
 
 use super::args::{By, Format, Hlo};
@@ -177,7 +177,15 @@ impl Hlo {
                     let report = Report::new(&analysis, options);
                     let peak = module.is_scheduled.then(|| Peak::new(&analysis));
                     let (assignment, _) = dump::beside(file, self.buffer_assignment.as_deref());
-                    let xla = dump::assignment(assignment, stdin, &analysis, &mut status)?;
+                    let predicted = peak.as_ref().map(|p| &p.assignment);
+                    let xla = dump::assignment(
+                        assignment,
+                        stdin,
+                        &analysis,
+                        predicted,
+                        &name,
+                        &mut status,
+                    )?;
                     status |= self.limits(&name, &report);
                     if let Some(budget) = self.budget {
                         status |= dump::check_budget(&name, budget, &module, peak.as_ref());
@@ -190,7 +198,10 @@ impl Hlo {
                     if let Some(page) = page.as_mut() {
                         let html = draw::HtmlOptions {
                             source: name.clone(),
-                            xla_allocated_bytes: xla.as_ref().map(|x| x.total_bytes),
+                            xla_allocated_bytes: xla
+                                .as_ref()
+                                .map(|x| x.memory_analysis.allocated_bytes),
+                            peak: PeakOptions { top: self.top, min_bytes: self.min_bytes },
                             ..draw::HtmlOptions::default()
                         };
                         page.add_with_peak(&report, peak.as_ref(), &html);
@@ -284,13 +295,7 @@ impl Hlo {
         );
         s += &peak_line(m, peak, self.bytes);
         if let Some(x) = xla {
-            let _ = writeln!(
-                s,
-                "XLA's buffer assignment ({}): {}, {} in all",
-                x.file,
-                count(x.allocations, "allocation"),
-                both(self.bytes, x.total_bytes)
-            );
+            s += &dump::xla_assignment_line(x, self.bytes);
         }
         s +=
             &self.totals_text("sum of every buffer the program owns, not its peak", &report.totals);
@@ -478,12 +483,13 @@ fn largest<K>(sums: &[Keyed<K>]) -> (Vec<&Keyed<K>>, Option<(usize, Sum)>) {
     (order.iter().map(|&i| &sums[i]).collect(), Some((sums.len() - MAX_SUM_ROWS, rest)))
 }
 
-/// The headline's peak: XLA's figure for a scheduled module, or why there is none.
+/// The headline of a scheduled module: what XLA:CPU allocates (predicted), then XLA's
+/// live-range peak; or why there is neither.
 fn peak_line(m: &Module<'_>, peak: Option<&Peak>, unit: super::args::Units) -> String {
     let Some(p) = peak else {
         return String::from(
-            "peak: none yet, the module is not scheduled (no is_scheduled=true): XLA's \
-             scheduler decides the order of its instructions, and so its peak\n",
+            "allocated: none yet, the module is not scheduled (no is_scheduled=true): XLA's \
+             scheduler decides the order of its instructions, and so what it allocates\n",
         );
     };
     let at = match p.xla.instruction {
@@ -497,7 +503,9 @@ fn peak_line(m: &Module<'_>, peak: Option<&Peak>, unit: super::args::Units) -> S
     let exact =
         if p.exact() { "" } else { "; not every rule it needs is modelled, see `xlayout peak`" };
     format!(
-        "peak: {} live at step {} of {}{at}, by XLA's rule (HloLiveRange){exact}\n",
+        "{}live-range peak: {} live at step {} of {}{at}, by XLA's HloLiveRange rule \
+         (values sharing memory each counted){exact}\n",
+        dump::allocation_line(&p.assignment, unit),
         both(unit, p.xla.bytes),
         p.xla.step,
         p.sequence.len()

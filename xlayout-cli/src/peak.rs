@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
-    Analysis, LiveRangeDump, Module, Peak, PeakRow, PeakSummary, Report, ReportOptions,
-    REPORT_VERSION,
+    Analysis, LiveRangeDump, Module, Peak, PeakOptions, PeakRow, PeakSummary, Report,
+    ReportOptions, REPORT_VERSION,
 };
 
 use super::args::{Format, Peak as PeakArgs};
@@ -21,12 +21,12 @@ use super::output::{
 };
 use super::Status;
 
-/// The TSV and CSV header: `file`, `peak_step`, then the keys of a JSON value row
-/// ([`PeakRow`]); one row per value XLA lists at the peak, in its order (a contract with
-/// scripts, like the report's columns).
+/// The TSV and CSV header: `file`, `live_range_peak_step`, then the keys of a JSON value
+/// row ([`PeakRow`]); one row per value XLA lists at its live-range peak, in its order (a
+/// contract with scripts, like the report's columns).
 pub const COLUMNS: &[&str] = &[
     "file",
-    "peak_step",
+    "live_range_peak_step",
     "instruction",
     "computation",
     "opcode",
@@ -42,11 +42,11 @@ pub const COLUMNS: &[&str] = &[
     "op_name",
 ];
 
-/// A TSV row: the file and its peak step, then a value.
+/// A TSV row: the file and its live-range peak step, then a value.
 #[derive(Serialize)]
 struct FileRow<'a> {
     file: &'a str,
-    peak_step: u32,
+    live_range_peak_step: u32,
     #[serde(flatten)]
     row: &'a PeakRow<'a>,
 }
@@ -72,6 +72,9 @@ struct FileJson<'a> {
     peak: PeakSummary<'a>,
     xla_live_range: Option<XlaLiveRange>,
     xla_buffer_assignment: Option<XlaAssignment>,
+    /// The prediction the summary names, for the table.
+    #[serde(skip)]
+    assignment: &'a xlayout::hlo::Assignment,
 }
 
 /// The JSON output: `{"version", "files": [...]}`.
@@ -108,8 +111,7 @@ impl PeakArgs {
                     status |= dump::diagnostics(&name, &module);
                     let analysis = Analysis::new(&module);
                     let peak = Peak::new(&analysis);
-                    let mut summary = peak.summary(&module, 0);
-                    summary.live = self.listed(&module, &peak);
+                    let summary = peak.summary(&module, &self.options());
                     let (assignment, live_range) =
                         dump::beside(file, self.buffer_assignment.as_deref());
                     let xla = dump::read_beside(live_range, stdin)?.map(|(file, text)| {
@@ -118,8 +120,8 @@ impl PeakArgs {
                             status = 1;
                             warn(format_args!("{file}:{}: {}", p.line, p.message));
                         }
-                        let agrees = d.peak_step == Some(u64::from(summary.peak_step))
-                            && d.peak_bytes() == Some(summary.peak_bytes);
+                        let agrees = d.peak_step == Some(u64::from(summary.live_range_peak_step))
+                            && d.peak_bytes() == Some(summary.live_range_peak_bytes);
                         XlaLiveRange {
                             file,
                             steps: d.max,
@@ -128,7 +130,14 @@ impl PeakArgs {
                             agrees,
                         }
                     });
-                    let assignment = dump::assignment(assignment, stdin, &analysis, &mut status)?;
+                    let assignment = dump::assignment(
+                        assignment,
+                        stdin,
+                        &analysis,
+                        Some(&peak.assignment),
+                        &name,
+                        &mut status,
+                    )?;
                     if let Some(budget) = self.budget {
                         status |= dump::check_budget(&name, budget, &module, Some(&peak));
                     }
@@ -140,7 +149,10 @@ impl PeakArgs {
                         );
                         let html = draw::HtmlOptions {
                             source: name.clone(),
-                            xla_allocated_bytes: assignment.as_ref().map(|x| x.total_bytes),
+                            xla_allocated_bytes: assignment
+                                .as_ref()
+                                .map(|x| x.memory_analysis.allocated_bytes),
+                            peak: self.options(),
                             ..draw::HtmlOptions::default()
                         };
                         page.add_with_peak(&report, Some(&peak), &html);
@@ -152,6 +164,7 @@ impl PeakArgs {
                         peak: summary,
                         xla_live_range: xla,
                         xla_buffer_assignment: assignment,
+                        assignment: &peak.assignment,
                     };
                     self.emit(sink, &f)?;
                 }
@@ -167,26 +180,19 @@ impl PeakArgs {
         if sink.wants(Format::Table) {
             sink.table(&self.table(f)?)?;
         }
-        let step = f.peak.peak_step;
-        sink.rows(f.peak.live.iter().map(|row| FileRow { file: f.file, peak_step: step, row }))?;
+        let step = f.peak.live_range_peak_step;
+        sink.rows(f.peak.live.iter().map(|row| FileRow {
+            file: f.file,
+            live_range_peak_step: step,
+            row,
+        }))?;
         sink.json(f)
     }
 
-    /// The values of XLA's list at the peak that `--min-bytes` and `--top` keep, with the
-    /// cumulative column over the whole list; only those kept are made into rows.
-    fn listed<'a>(&self, m: &'a Module<'_>, peak: &Peak) -> Vec<PeakRow<'a>> {
-        let mut total = 0u64;
-        let mut rows = Vec::new();
-        for &v in &peak.xla.live {
-            let bytes = peak.values[v].sizes.map_or(0, |s| s.bytes);
-            total = total.saturating_add(bytes);
-            // The list is largest first: nothing after a value below --min-bytes is kept.
-            if bytes < self.min_bytes || rows.len() >= self.top {
-                break;
-            }
-            rows.push(peak.row(m, v, total));
-        }
-        rows
+    /// What `--top` and `--min-bytes` keep of the list at the peak, for the rows, the
+    /// JSON and the page alike.
+    fn options(&self) -> PeakOptions {
+        PeakOptions { top: self.top, min_bytes: self.min_bytes }
     }
 
     /// Reports the values live at the peak that take more than `--max-expansion` times
@@ -246,16 +252,35 @@ impl PeakArgs {
             Some(n) => format!("step {step} ({n})"),
             None => format!("step {step}"),
         };
-        let where_ = match (p.peak_instruction, p.peak_opcode, p.peak_computation) {
-            (Some(i), Some(o), Some(c)) => format!("step {}, {i} ({o} in {c})", p.peak_step),
-            _ => format!("step {}", p.peak_step),
+        s += &dump::allocation_line(f.assignment, self.bytes);
+        let t = &f.assignment.temp_peak;
+        if f.assignment.temp_bytes > 0 {
+            // What the page's timeline marks: the allocation is this peak plus what XLA's
+            // heap loses packing buffers of different lifetimes.
+            let _ = writeln!(
+                s,
+                "temporaries: at most {} live at once, first at step {}, in their allocation of {}",
+                both(self.bytes, t.bytes),
+                t.step,
+                b(f.assignment.temp_bytes)
+            );
+        }
+        let where_ = match (
+            p.live_range_peak_instruction,
+            p.live_range_peak_opcode,
+            p.live_range_peak_computation,
+        ) {
+            (Some(i), Some(o), Some(c)) => {
+                format!("step {}, {i} ({o} in {c})", p.live_range_peak_step)
+            }
+            _ => format!("step {}", p.live_range_peak_step),
         };
         let _ = writeln!(
             s,
-            "peak by XLA's rule (HloLiveRange): {where_}: {} live; {} allocated with padding, {} of data",
-            both(self.bytes, p.peak_bytes),
-            b(p.peak_array_bytes),
-            b(p.peak_logical_bytes)
+            "live-range peak (XLA's HloLiveRange rule: values sharing memory each counted): {where_}: {} live; {} with padding, {} of data",
+            both(self.bytes, p.live_range_peak_bytes),
+            b(p.live_range_peak_array_bytes),
+            b(p.live_range_peak_logical_bytes)
         );
         let hw = &p.high_water;
         let _ = writeln!(
@@ -277,13 +302,8 @@ impl PeakArgs {
             let _ = writeln!(s, "XLA's live ranges ({}): {theirs}: {verdict}", x.file);
         }
         if let Some(a) = &f.xla_buffer_assignment {
-            let _ = write!(
-                s,
-                "XLA's buffer assignment ({}): {}, {} in all; ",
-                a.file,
-                count(a.allocations, "allocation"),
-                b(a.total_bytes)
-            );
+            s += &dump::xla_assignment_line(a, self.bytes);
+            let _ = write!(s, "  ");
             if a.size_differences.is_empty() {
                 let _ = writeln!(s, "all {} values have the project's sizes", a.values);
             } else {
@@ -357,8 +377,11 @@ impl PeakArgs {
             } else {
                 count(p.live_count, "value")
             };
-            let _ =
-                writeln!(s, "\nlive at step {} (XLA's list, largest first: {shown}):", p.peak_step);
+            let _ = writeln!(
+                s,
+                "\nlive at step {} (XLA's live-range list, largest first: {shown}):",
+                p.live_range_peak_step
+            );
             let value = |f: &Fields| {
                 let index = f.text("shape_index");
                 let whole = f.text("shape").starts_with('(');
@@ -407,8 +430,8 @@ mod tests {
             "HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n",
         );
         let peak = Peak::new(&Analysis::new(&m));
-        let rows = peak.live_rows(&m, 1);
-        let row = FileRow { file: "f", peak_step: 0, row: &rows[0] };
+        let rows = peak.live_rows(&m, &PeakOptions { top: 1, min_bytes: 0 });
+        let row = FileRow { file: "f", live_range_peak_step: 0, row: &rows[0] };
         assert_eq!(super::super::output::keys(&row), COLUMNS);
     }
 }

@@ -1,15 +1,36 @@
-//! The maps of the page: the padded buffers, one per distinct array shape.
+//! The maps of the page: one per distinct array shape whose layout is worth a picture (tiles,
+//! padding, an order other than the default), a window of its first tiles at their natural
+//! size; the other buffers are listed without one.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::draw::map::{first_tile_window, render, MapOptions};
 use crate::draw::svg::escape;
-use crate::hlo::{InstrId, PeakRow, Report};
+use crate::hlo::{InstrId, Report};
 use crate::{ArrayShape, Shape};
 
 /// Cells of the logical panel of one map in the report: one first-level tile.
 const MAP_CELLS: usize = 2048;
+/// The window of a map in the report at most: readable at its natural size in a notebook's
+/// width (a tile of 8 x 128 is shown by its first 32 columns, not shrunk to a strip).
+const MAP_WINDOW: (usize, usize) = (8, 32);
+
+/// Whether `shape`'s layout is worth a map: tiles, an element size of its own, tail
+/// padding, or an order of dimensions other than the default. A row-major array's map shows
+/// nothing its shape does not say.
+pub(super) fn worth_a_map(shape: &ArrayShape) -> bool {
+    match &shape.layout {
+        None => false,
+        Some(l) => {
+            let default = (0..l.minor_to_major.len() as i64).rev().collect::<Vec<_>>();
+            !l.tiles.is_empty()
+                || l.element_size_in_bits != 0
+                || l.tail_padding_alignment_in_elements != 1
+                || l.minor_to_major != default
+        }
+    }
+}
 
 /// The padded buffers drawn as maps: distinct array shapes from the padding list (then the
 /// others), each with the instructions that have it.
@@ -21,7 +42,9 @@ pub(super) struct Maps {
 }
 
 impl Maps {
-    pub(super) fn new(report: &Report<'_, '_, '_>, live: &[PeakRow<'_>], most: usize) -> Maps {
+    /// The maps of the padded buffers of `report`'s lists, then of the arrays `live` (shape,
+    /// name) names, each shape once and only if it is worth a map; `most` at most.
+    pub(super) fn new(report: &Report<'_, '_, '_>, live: &[(&str, &str)], most: usize) -> Maps {
         let a = report.analysis;
         let m = a.module;
         let mut shapes: Vec<(ArrayShape, String, Vec<String>)> = Vec::new();
@@ -39,6 +62,9 @@ impl Maps {
                 continue;
             };
             let Some(array) = m.shape(i).and_then(|s| leaf_array(s, &leaf.index)) else { continue };
+            if !worth_a_map(array) {
+                continue;
+            }
             let text = array.to_string();
             let k = match shapes.iter().position(|(_, t, _)| *t == text) {
                 Some(k) => k,
@@ -52,8 +78,11 @@ impl Maps {
             of_instruction.insert(i, k);
         }
         // Then the arrays live at the peak, largest first, each map once per shape.
-        for r in live {
-            let Ok(Shape::Array(array)) = r.shape.parse::<Shape>() else { continue };
+        for &(shape, name) in live {
+            let Ok(Shape::Array(array)) = shape.parse::<Shape>() else { continue };
+            if !worth_a_map(&array) {
+                continue;
+            }
             let text = array.to_string();
             let k = match shapes.iter().position(|(_, t, _)| *t == text) {
                 Some(k) => k,
@@ -63,7 +92,7 @@ impl Maps {
                 }
                 None => continue,
             };
-            let name = r.instruction.to_string();
+            let name = name.to_string();
             if !shapes[k].2.contains(&name) {
                 shapes[k].2.push(name);
             }
@@ -83,8 +112,9 @@ impl Maps {
         let _ = write!(
             out,
             "<h2 id=\"{p}maps\">Maps of the buffers</h2><p>The padded buffers of the lists and \
-             the buffers live at the peak, one first-level tile of each shape: left, the offset \
-             of each element (padding hatched); right, memory in order, each position with the \
+             the buffers live at the peak whose layout has tiles, padding or an order of its own, \
+             a window of the first tiles of each shape at its natural size: left, the offset of \
+             each element (padding hatched); right, memory in order, each position with the \
              element it holds.</p>",
         );
         for (k, (shape, text, names)) in self.shapes.iter().enumerate() {
@@ -94,8 +124,7 @@ impl Maps {
                 escape(text),
                 escape(&names.join(", "))
             );
-            let window = first_tile_window(shape, MAP_CELLS);
-            let options = MapOptions { window, ..MapOptions::default() };
+            let options = window(shape);
             match render(shape, &options, false) {
                 Ok(svg) => out.push_str(&svg),
                 Err(e) => {
@@ -104,6 +133,26 @@ impl Maps {
             }
             out.push_str("</section>");
         }
+    }
+}
+
+/// What the map of `shape` shows: the first tile's rows (at most [`MAP_WINDOW`]'s), and
+/// [`MAP_WINDOW`]'s columns of it; where the tile pads the columns, those around the last
+/// column of data, half data, half padding, so the window shows where the padding starts.
+/// Memory in rows as wide as the window, so neither panel is wider than a notebook.
+fn window(shape: &ArrayShape) -> MapOptions {
+    let (rows, cols) = first_tile_window(shape, MAP_CELLS).unwrap_or(MAP_WINDOW);
+    let (rows, width) = (rows.min(MAP_WINDOW.0), cols.min(MAP_WINDOW.1));
+    let data = shape.dims.last().and_then(|d| d.bound()).and_then(|n| usize::try_from(n).ok());
+    let origin = match data {
+        Some(n) if n < cols && n > width / 2 => n - width / 2,
+        _ => 0,
+    };
+    MapOptions {
+        origin: (0, origin),
+        window: Some((rows, width)),
+        memory_row: Some(MAP_WINDOW.1),
+        ..MapOptions::default()
     }
 }
 

@@ -19,26 +19,28 @@ use std::fmt::Write;
 
 use self::cells::{bytes_cell, percent};
 use self::maps::Maps;
-use self::peak::peak_section;
+use self::peak::{listed, peak_section};
 use self::relayouts::relayouts_section;
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{InstrId, Peak, Report, Sizes};
+use crate::hlo::{InstrId, Peak, PeakOptions, Report, Sizes};
 
 /// What [`report_html`] shows.
 ///
 /// ```
 /// let o = xlayout::draw::HtmlOptions::default();
-/// assert_eq!((o.maps, o.diagnostics, o.lifetimes), (8, 200, 20));
+/// assert_eq!((o.maps, o.diagnostics, o.peak.top), (8, 200, 20));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HtmlOptions {
     /// What the report is of (a file name), shown under the title.
     pub source: String,
-    /// XLA's own allocation total (its buffer assignment's), shown beside the peak.
+    /// What XLA's own buffer assignment allocates (arguments + outputs − aliased +
+    /// temporaries, as `memory_analysis()` counts them), shown beside the prediction.
     pub xla_allocated_bytes: Option<u64>,
-    /// Buffers live at the peak drawn as lifetime bars at most (the largest).
-    pub lifetimes: usize,
+    /// Which buffers live at the peak are drawn as lifetime bars (the largest first), as
+    /// the command's `--top` and `--min-bytes` list them.
+    pub peak: PeakOptions,
     /// Padded buffers drawn as maps at most (distinct shapes, most padding first); a page
     /// has at most [`PAGE_MAPS`] in all.
     pub maps: usize,
@@ -51,7 +53,7 @@ impl Default for HtmlOptions {
         HtmlOptions {
             source: String::new(),
             xla_allocated_bytes: None,
-            lifetimes: 20,
+            peak: PeakOptions::default(),
             maps: 8,
             diagnostics: 200,
         }
@@ -177,8 +179,13 @@ impl HtmlPage {
                 .map_or(String::new(), |e| format!(", entry {}", escape(m.computations[e].name))),
             if m.is_scheduled { ", scheduled" } else { "" }
         );
-        let live = peak.map_or_else(Vec::new, |peak| peak.live_rows(m, options.lifetimes));
-        let maps = Maps::new(report, &live, options.maps.min(PAGE_MAPS - self.maps));
+        let live = peak.map_or_else(Vec::new, |peak| listed(m, peak, &options.peak));
+        let shapes: Vec<(&str, &str)> = live
+            .iter()
+            .flat_map(|b| &b.values)
+            .map(|(name, shape, ..)| (shape.as_str(), name.as_str()))
+            .collect();
+        let maps = Maps::new(report, &shapes, options.maps.min(PAGE_MAPS - self.maps));
         self.maps += maps.shapes.len();
         match peak {
             Some(peak) => {
@@ -187,9 +194,9 @@ impl HtmlPage {
             None => {
                 let _ = write!(
                     out,
-                    "<h2 id=\"{p}peak\">Peak</h2><p class=\"peak none\">None yet: the module is \
+                    "<h2 id=\"{p}peak\">Memory</h2><p class=\"peak none\">Not yet: the module is \
                      not scheduled (no <code>is_scheduled=true</code>), so the order of its \
-                     instructions, and its peak, are not decided.</p>"
+                     instructions, and what it allocates, are not decided.</p>"
                 );
             }
         }
@@ -555,7 +562,11 @@ svg.timeline g.step:hover rect,svg.lifetimes a:hover rect{fill-opacity:0.7}\
 svg.timeline .peak-line,svg.lifetimes .peak-line{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}\
 svg.timeline .axis{stroke:#888}svg.timeline text,svg.lifetimes text{fill:#111}\
 svg.lifetimes rect.padded{stroke:#e15759;stroke-width:2}\
+svg.timeline rect.arguments,svg.lifetimes rect.arguments{fill:#bab0ac}\
+svg.timeline rect.outputs,svg.lifetimes rect.outputs{fill:#59a14f}\
+svg.lifetimes rect.value{fill:#9cb3d1}p.allocated{font-size:1.1em}p.allocated b{font-size:1.2em}\
 table.split td.share{color:#555}\
+section.map .xlayout-map{max-width:none}\
 section.map,div.wide{margin:1em 0;overflow-x:auto}";
 
 /// Sorting: a click on a header of a `sortable` table orders its body rows by that column

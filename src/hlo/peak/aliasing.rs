@@ -26,17 +26,55 @@ type Place = (InstrId, Vec<u64>);
 
 /// `HloDataflowAnalysis::GetInPlaceInputOutputPairs` for the instructions of a module, with
 /// the pairs of each fused computation worked out once.
-struct InPlace<'a, 'm, 't> {
+pub(crate) struct InPlace<'a, 'm, 't> {
     a: &'a Analysis<'m, 't>,
     /// In-place pairs of fusions already worked out, by (fused computation, result shape).
     fusions: HashMap<(CompId, Option<ShapeId>), Vec<AliasPair>>,
     /// Where values come from through tuples.
     tuples: Tuples,
+    /// The pairs of instructions asked about one output at a time, by output index, by
+    /// (instruction, depth): a custom-call with n outputs each written over an operand is
+    /// asked n times, and looking through its n pairs each time was quadratic.
+    by_output: HashMap<(InstrId, usize), HashMap<Vec<u64>, Vec<AliasPair>>>,
 }
 
-impl InPlace<'_, '_, '_> {
+impl<'a, 'm, 't> InPlace<'a, 'm, 't> {
+    /// The in-place pairs of the instructions of the module `a` analysed.
+    pub fn new(a: &'a Analysis<'m, 't>) -> Self {
+        InPlace {
+            a,
+            fusions: HashMap::new(),
+            tuples: Tuples::new(a.module),
+            by_output: HashMap::new(),
+        }
+    }
+
+    /// The pairs of instruction `i` for its output at `output`, in order.
+    pub fn at(&mut self, i: InstrId, output: &[u64]) -> Vec<AliasPair> {
+        self.pairs_at(i, output, 0)
+    }
+
+    fn pairs_at(&mut self, i: InstrId, output: &[u64], depth: usize) -> Vec<AliasPair> {
+        let key = (i, depth.min(MAX_FUSION_DEPTH));
+        if !self.by_output.contains_key(&key) {
+            let mut map: HashMap<Vec<u64>, Vec<AliasPair>> = HashMap::new();
+            for p in self.pairs(i, depth) {
+                work::count(1);
+                map.entry(p.output.clone()).or_default().push(p);
+            }
+            self.by_output.insert(key, map);
+        }
+        let pairs = self.by_output[&key].get(output);
+        work::count(1 + pairs.map_or(0, Vec::len));
+        pairs.cloned().unwrap_or_default()
+    }
+
     /// Which operand (and index in it) each output index of instruction `i` is computed
     /// in place of.
+    pub fn of(&mut self, i: InstrId) -> Vec<AliasPair> {
+        self.pairs(i, 0)
+    }
+
     fn pairs(&mut self, i: InstrId, depth: usize) -> Vec<AliasPair> {
         let m = self.a.module;
         let ins = &m.instructions[i];
@@ -107,21 +145,14 @@ impl InPlace<'_, '_, '_> {
     ) -> Option<(InstrId, Vec<u64>)> {
         let m = self.a.module;
         let mut input = None;
-        for p in self.pairs(source, depth + 1) {
-            work::count(1);
-            if p.output != index {
-                continue;
-            }
+        for p in self.pairs_at(source, index, depth + 1) {
             let Some(o) = operand(m, source, p.operand) else { continue };
             let Some(mut found) = self.tuples.follow(m, o, &p.operand_index) else { continue };
             if m.instructions[found.0].opcode == Opcode::Fusion {
-                for nested in self.pairs(found.0, depth + 1) {
-                    work::count(1);
-                    if nested.output == found.1 {
-                        if let Some(o) = operand(m, found.0, nested.operand) {
-                            if let Some(f) = self.tuples.follow(m, o, &nested.operand_index) {
-                                found = f;
-                            }
+                for nested in self.pairs_at(found.0, &found.1.clone(), depth + 1) {
+                    if let Some(o) = operand(m, found.0, nested.operand) {
+                        if let Some(f) = self.tuples.follow(m, o, &nested.operand_index) {
+                            found = f;
                         }
                     }
                 }
@@ -351,8 +382,8 @@ pub(crate) fn buffers(
             sets.union(value(root, &p.output), value(parameter, &p.operand_index));
         }
     }
-    let mut in_place = InPlace { a, fusions: HashMap::new(), tuples: Tuples::new(m) };
-    for &c in &s.flattened {
+    let mut in_place = InPlace::new(a);
+    for c in s.analysed() {
         for i in m.computations[c].instructions {
             let ins = &m.instructions[i];
             let n = d.tree(i).len();
@@ -396,7 +427,7 @@ pub(crate) fn buffers(
                 }
                 _ => {}
             }
-            for p in in_place.pairs(i, 0) {
+            for p in in_place.of(i) {
                 let out = value(Some(i), &p.output);
                 sets.union(out, value(operand(m, i, p.operand), &p.operand_index));
             }

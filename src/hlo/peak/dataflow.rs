@@ -16,6 +16,7 @@ use super::super::id::{id, CompId, IndexVec, InstrId, ShapeId};
 use super::super::module::Module;
 use super::super::opcode::Opcode;
 use super::super::work;
+use super::order;
 use super::phi::{PhiGraph, PhiNode};
 use super::schedule::Schedule;
 use super::tree::{NodeId, Tree};
@@ -58,7 +59,7 @@ pub(crate) struct Flow {
     pub phi: bool,
 }
 
-/// How a flattened computation is called.
+/// How an analysed computation is called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Caller {
     /// The entry computation.
@@ -74,6 +75,9 @@ pub(crate) enum Caller {
     /// By more than one instruction (XLA flattens the call graph first, so its dataflow
     /// is not this model's).
     Several,
+    /// Inlined (a thread-local computation that is not fused): its parameters define
+    /// their values, however many instructions call it.
+    Embedded,
 }
 
 /// The dataflow of a module's flattened computations.
@@ -132,9 +136,16 @@ impl Dataflow {
         self.parameters.get(&(c, number)).copied()
     }
 
-    /// The dataflow of the computations `schedule` flattened. Linear in the number of
-    /// positions (nodes of flattened instructions' shapes) and operands.
-    pub fn new(a: &Analysis<'_, '_>, s: &Schedule, notes: &mut Vec<NotModelled>) -> Dataflow {
+    /// The dataflow of the computations `schedule` analyses (the flattened ones, then the
+    /// thread-local ones that are not fused). What is not followed is said in `notes`, or
+    /// in `embedded_notes` for the thread-local computations (which no step counts).
+    /// Linear in the number of positions (nodes of the instructions' shapes) and operands.
+    pub fn new(
+        a: &Analysis<'_, '_>,
+        s: &Schedule,
+        notes: &mut Vec<NotModelled>,
+        embedded_notes: &mut Vec<NotModelled>,
+    ) -> Dataflow {
         let m = a.module;
         let mut parameters = HashMap::new();
         for (i, ins) in m.instructions.iter_enumerated() {
@@ -163,6 +174,11 @@ impl Dataflow {
                 d.sources(m, i, &mut b, notes);
             }
         }
+        for &c in &s.embedded {
+            for i in m.computations[c].instructions {
+                d.sources(m, i, &mut b, embedded_notes);
+            }
+        }
         if let Some(unfinished) = d.resolve(m, s, &b) {
             // The instructions of the phis left: their values may be others' (uncertain).
             if unfinished.is_empty() {
@@ -180,7 +196,10 @@ impl Dataflow {
         if let Some(e) = m.entry {
             self.callers[e] = Some(Caller::Entry);
         }
-        for &c in &s.flattened {
+        for &c in &s.embedded {
+            self.callers[c] = Some(Caller::Embedded);
+        }
+        for c in s.analysed() {
             for i in m.computations[c].instructions {
                 let ins = &m.instructions[i];
                 let body = match ins.opcode {
@@ -196,7 +215,7 @@ impl Dataflow {
                     };
                     let slot = &mut self.callers[callee];
                     *slot = match *slot {
-                        None => Some(caller),
+                        None | Some(Caller::Embedded) => Some(caller),
                         // The same while naming one computation as body and condition.
                         Some(_) => Some(Caller::Several),
                     };
@@ -205,7 +224,7 @@ impl Dataflow {
         }
     }
 
-    /// Gives every instruction of a flattened computation its tree and positions.
+    /// Gives every instruction of an analysed computation its tree and positions.
     fn lay_out_positions(
         &mut self,
         a: &Analysis<'_, '_>,
@@ -215,7 +234,7 @@ impl Dataflow {
         let m = a.module;
         let mut tree_of_shape =
             IndexVec::<ShapeId, Option<TreeId>>::from_elem(None, m.shapes.len());
-        for &c in &s.flattened {
+        for c in s.analysed() {
             for i in m.computations[c].instructions {
                 let t = match m.instructions[i].shape {
                     Some(id) => *tree_of_shape[id].get_or_insert_with(|| {
@@ -275,7 +294,7 @@ impl Dataflow {
         let first_child = |t: &Tree| t.child(root, 0);
         let ok = match ins.opcode {
             Opcode::Parameter => match ins.computation.and_then(|c| self.callers[c]) {
-                Some(Caller::Entry) => true,
+                Some(Caller::Entry | Caller::Embedded) => true,
                 Some(Caller::Call(call)) => {
                     let slot = ins.parameter_number.and_then(|p| usize::try_from(p).ok());
                     let from = slot.and_then(|p| m.operand(call, p));
@@ -586,14 +605,17 @@ impl Dataflow {
             left.dedup();
             left
         });
-        // Number the values: defined ones in an order close to XLA's ids (computations in
-        // text order, instructions in post order), then the phis that survive.
+        // Number the values: defined ones in an order close to XLA's ids (computations and
+        // their instructions in XLA's post orders), then the phis that survive.
         let mut id_at = IndexVec::<PosId, Option<FlowId>>::from_elem(None, n);
-        for c in m.computations.ids() {
-            if s.span[c].is_none() {
+        let mut analysed = IndexVec::<CompId, bool>::from_elem(false, m.computations.len());
+        s.analysed().for_each(|c| analysed[c] = true);
+        let orders = order::post_orders(m, order::Callees::PostOrder);
+        for &c in &orders.computations {
+            if !analysed[c] {
                 continue;
             }
-            for i in post_order(m, c) {
+            for &i in &orders.instructions[c] {
                 let Some(base) = self.base(i) else { continue };
                 for k in 0..self.tree(i).len() {
                     let p = base.plus(k);
@@ -630,47 +652,4 @@ impl Dataflow {
             .collect();
         unfinished
     }
-}
-
-/// The instructions of computation `c` in XLA's post order: from each instruction no
-/// other uses (in text order), operands first, in operand order.
-fn post_order(m: &Module<'_>, c: CompId) -> Vec<InstrId> {
-    let range = m.computations[c].instructions;
-    let local = |i: Option<InstrId>| i.and_then(|i| range.offset(i));
-    let mut used = vec![false; range.len()];
-    for i in range {
-        for o in &m.instructions[i].operands {
-            if let Some(k) = local(o.id) {
-                used[k] = true;
-            }
-        }
-    }
-    let mut seen = vec![false; range.len()];
-    let mut order = Vec::with_capacity(range.len());
-    let mut stack: Vec<(InstrId, usize)> = Vec::new();
-    for (k, root) in range.iter().enumerate() {
-        if used[k] {
-            continue;
-        }
-        stack.push((root, 0));
-        seen[k] = true;
-        while let Some(&mut (i, ref mut slot)) = stack.last_mut() {
-            if *slot < m.instructions[i].operands.len() {
-                let o = m.operand(i, *slot);
-                *slot += 1;
-                if let Some(k) = local(o) {
-                    if !seen[k] {
-                        seen[k] = true;
-                        stack.push((range.get(k).expect("an offset in the range"), 0));
-                    }
-                }
-                continue;
-            }
-            order.push(i);
-            stack.pop();
-        }
-    }
-    // Instructions only reachable through a cycle (malformed): in text order.
-    order.extend(range.iter().zip(&seen).filter(|(_, &s)| !s).map(|(i, _)| i));
-    order
 }

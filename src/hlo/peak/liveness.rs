@@ -1,6 +1,7 @@
 //! Live ranges, as `HloLiveRange::CalculateBufferStartEndMap` and
 //! `NormalizeAliasedBuffers` compute them: the second step chains the values of each
-//! buffer `aliasing.rs` finds.
+//! buffer `aliasing.rs` finds. Each value's `end_position` too, which XLA's buffer assigner
+//! reads (`LiveRangeInterferes`).
 
 use std::collections::HashSet;
 
@@ -8,8 +9,7 @@ use super::super::attribute::CallAttribute;
 use super::super::buffer::Analysis;
 use super::super::id::{IndexVec, InstrId};
 use super::super::opcode::Opcode;
-use super::aliasing;
-use super::dataflow::{Dataflow, FlowId};
+use super::dataflow::{Dataflow, FlowId, PosId};
 use super::schedule::Schedule;
 
 /// A value's first and last step, both included.
@@ -29,13 +29,25 @@ pub struct LiveRange {
     pub end: u32,
 }
 
-/// The live range of every value defined at a step (`None` for the others), after
-/// `NormalizeAliasedBuffers`.
+/// What `HloLiveRange` finds of each value defined at a step (`None` for the others).
+pub(crate) struct Liveness {
+    /// Its live range, after `NormalizeAliasedBuffers`.
+    pub ranges: IndexVec<FlowId, Option<LiveRange>>,
+    /// Its `end_position`: the first of its positions (the defining one first, then in
+    /// text order) at its last position's step. Neither its uses nor the chaining of a
+    /// buffer's values move it, as they move the range's end.
+    pub end_position: IndexVec<FlowId, Option<PosId>>,
+}
+
+/// The live range of every value defined at a step, the values of each of `buffers`
+/// (a value's set representative, as [`aliasing::buffers`] finds them) chained as
+/// `NormalizeAliasedBuffers` chains them.
 pub(crate) fn live_ranges(
     a: &Analysis<'_, '_>,
     s: &Schedule,
     d: &Dataflow,
-) -> IndexVec<FlowId, Option<LiveRange>> {
+    buffers: &IndexVec<FlowId, FlowId>,
+) -> Liveness {
     let m = a.module;
     let total = s.end();
     // The step a position of `i` is last live at for being there: its own step, or its
@@ -76,14 +88,45 @@ pub(crate) fn live_ranges(
             }
         }
     }
-    // Per value: the last position and the last use.
+    // Per value: the last position (and which, the defining one first) and the last use.
     let n = d.values.len();
     let mut last_position = IndexVec::<FlowId, u32>::from_elem(0, n);
+    let mut end_position = IndexVec::<FlowId, Option<PosId>>::from_elem(None, n);
+    for (v, value) in d.values.iter_enumerated() {
+        let i = value.instruction;
+        if let (Some(base), Some(_)) = (d.base(i), s.step[i]) {
+            last_position[v] = time(i);
+            end_position[v] = Some(base.plus(value.node.index()));
+        }
+    }
     let mut last_use = IndexVec::<FlowId, Option<u32>>::from_elem(None, n);
     for (p, &v) in d.value_at.iter_enumerated() {
         let Some(v) = v else { continue };
         let i = d.position_instruction[p];
-        last_position[v] = last_position[v].max(time(i));
+        if s.step[i].is_some() {
+            let t = time(i);
+            // XLA keeps the first position at the latest step, in its positions' order:
+            // the defining position, then the module's computations and instructions in
+            // text order (instruction ids), each instruction's indices in pre-order.
+            let later = match end_position[v] {
+                None => true,
+                Some(_) if t > last_position[v] => true,
+                Some(e) => {
+                    let def = d.values[v];
+                    let is_def = |q: PosId| {
+                        d.position_instruction[q] == def.instruction
+                            && d.node(def.instruction, q) == def.node
+                    };
+                    t == last_position[v]
+                        && !is_def(e)
+                        && (d.position_instruction[p], p) < (d.position_instruction[e], e)
+                }
+            };
+            if later {
+                last_position[v] = t;
+                end_position[v] = Some(p);
+            }
+        }
         let mut reads = full_use[i];
         if d.node(i, p) == super::tree::Tree::root() {
             if let Some(t) = top_use[i] {
@@ -121,8 +164,13 @@ pub(crate) fn live_ranges(
             Some(LiveRange { start, end: end.max(start) })
         })
         .collect();
-    normalize(&mut ranges, &aliasing::buffers(a, s, d));
-    ranges
+    normalize(&mut ranges, buffers);
+    for (v, r) in ranges.iter_enumerated() {
+        if r.is_none() {
+            end_position[v] = None;
+        }
+    }
+    Liveness { ranges, end_position }
 }
 
 /// The parameter of the body of `while` instruction `w`.

@@ -1,12 +1,14 @@
-//! The peak as rows and one object with names (what `xlayout hlo --peak` prints as TSV
-//! and JSON): the values XLA lists at its peak with a cumulative column, the high-water
+//! The peak as rows and one object with names (what `xlayout peak` prints as TSV
+//! and JSON, the predicted allocation first): the values XLA lists at its peak with a cumulative column, the high-water
 //! marks, and the rules not modelled.
 
 use serde::Serialize;
 
+use super::super::alloc::AllocationSummary;
 use super::super::id::{InstrId, ValueId};
 use super::super::module::Module;
-use super::{Bounds, Mark, NodeSizes, Peak, Rule};
+use super::notes::NotModelledRow;
+use super::{Bounds, Mark, NodeSizes, Peak, PeakOptions};
 use crate::Shape;
 
 /// One value as a report row.
@@ -14,7 +16,7 @@ use crate::Shape;
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let rows = Peak::new(&Analysis::new(&m)).live_rows(&m, 20);
+/// let rows = Peak::new(&Analysis::new(&m)).live_rows(&m, &Default::default());
 /// assert_eq!((rows[0].instruction, rows[0].opcode, rows[0].start, rows[0].end), ("n", "negate", 1, 2));
 /// assert_eq!((rows[1].instruction, rows[1].cumulative_bytes), ("p", 80));
 /// ```
@@ -53,7 +55,7 @@ pub struct PeakRow<'a> {
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &Default::default());
 /// assert_eq!((s.high_water.bytes.step, s.high_water.bytes.instruction, s.high_water.bytes.total), (1, Some("n"), 80));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -71,7 +73,7 @@ pub struct MarkRow<'a> {
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &Default::default());
 /// assert_eq!((s.high_water.array_bytes.total, s.high_water.logical_bytes.total), (128, 80));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -84,58 +86,46 @@ pub struct HighWaterRows<'a> {
     pub logical_bytes: MarkRow<'a>,
 }
 
-/// A rule not modelled, named.
+/// What the peak command says of one module, with names: the object `xlayout peak --format
+/// json` prints per file (its keys are a contract, see
+/// [`REPORT_VERSION`](crate::hlo::REPORT_VERSION)). First what XLA:CPU allocates (the
+/// headline), then XLA's live-range rule (`HloLiveRange`: its peak step and what is live
+/// there), the high-water marks and the values live at that step.
 ///
 /// ```
-/// use xlayout::hlo::{Analysis, Module, Peak, Rule};
-/// let m = Module::parse("HloModule m\n\nENTRY %e {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 20);
-/// assert_eq!((s.not_modelled[0].rule, s.not_modelled[0].count), (Rule::NotScheduled, 1));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct NotModelledRow<'a> {
-    /// The rule.
-    pub rule: Rule,
-    /// In words.
-    pub description: &'static str,
-    /// How many instructions need it.
-    pub count: usize,
-    /// The first few of them.
-    pub instructions: Vec<&'a str>,
-}
-
-/// The peak of one module, with names: the object `xlayout hlo --peak --format json`
-/// prints per file (its keys are a contract, see [`REPORT_VERSION`](crate::hlo::REPORT_VERSION)).
-///
-/// ```
-/// use xlayout::hlo::{Analysis, Module, Peak};
+/// use xlayout::hlo::{Analysis, Module, Peak, PeakOptions};
 /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
-/// let s = Peak::new(&Analysis::new(&m)).summary(&m, 1);
-/// assert_eq!((s.peak_bytes, s.peak_array_bytes, s.live.len(), s.live_count), (80, 128, 1, 2));
+/// let s = Peak::new(&Analysis::new(&m)).summary(&m, &PeakOptions { top: 1, min_bytes: 0 });
+/// assert_eq!((s.live_range_peak_bytes, s.live_range_peak_array_bytes, s.live.len(), s.live_count), (80, 128, 1, 2));
+/// assert_eq!(s.allocation.allocated_bytes, 80);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PeakSummary<'a> {
+    /// What XLA:CPU's buffer assignment allocates, predicted, with its allocations.
+    #[serde(flatten)]
+    pub allocation: AllocationSummary<'a>,
     /// Steps in the flattened sequence (`HloLiveRange (max N)`).
     pub steps: usize,
     /// Values with a live range.
     pub values: usize,
-    /// XLA's peak step (`Live ranges at N (peak)`).
-    pub peak_step: u32,
+    /// XLA's live-range peak step (`Live ranges at N (peak)`).
+    pub live_range_peak_step: u32,
     /// The instruction at that step.
-    pub peak_instruction: Option<&'a str>,
+    pub live_range_peak_instruction: Option<&'a str>,
     /// Its opcode.
-    pub peak_opcode: Option<&'a str>,
+    pub live_range_peak_opcode: Option<&'a str>,
     /// Its computation.
-    pub peak_computation: Option<&'a str>,
-    /// XLA's peak bytes: the `ByteSizeOf` of the values listed there.
-    pub peak_bytes: u64,
+    pub live_range_peak_computation: Option<&'a str>,
+    /// XLA's live-range peak bytes: the `ByteSizeOf` of the values listed there (values
+    /// that share memory each counted).
+    pub live_range_peak_bytes: u64,
     /// Their `ArraySize` (with tiling padding).
-    pub peak_array_bytes: u64,
+    pub live_range_peak_array_bytes: u64,
     /// Their data at natural width.
-    pub peak_logical_bytes: u64,
+    pub live_range_peak_logical_bytes: u64,
     /// The largest sum of XLA's search, which it never prints.
     pub search_bytes: u64,
-    /// Whether every rule the module needs is modelled.
+    /// Whether every rule the live ranges need is modelled.
     pub exact: bool,
     /// The rules not modelled.
     pub not_modelled: Vec<NotModelledRow<'a>>,
@@ -143,10 +133,10 @@ pub struct PeakSummary<'a> {
     pub bounds: Option<Bounds>,
     /// The largest live totals over all steps.
     pub high_water: HighWaterRows<'a>,
-    /// The values XLA lists at its peak, in its order, with a cumulative column (the
-    /// first `top` of them, when a top is asked for).
+    /// The values XLA lists at its live-range peak, in its order, with a cumulative column:
+    /// those the [`PeakOptions`] keep.
     pub live: Vec<PeakRow<'a>>,
-    /// How many values are live at the peak in all.
+    /// How many values are live at that peak in all.
     pub live_count: usize,
 }
 
@@ -193,65 +183,71 @@ impl Peak {
         }
     }
 
-    /// The values XLA lists at its peak, as rows in its order (the first `top`).
-    pub fn live_rows<'a>(&self, m: &'a Module<'_>, top: usize) -> Vec<PeakRow<'a>> {
+    /// The values XLA lists at its peak, as rows in its order: those `options` keep (the
+    /// first [`PeakOptions::top`], none smaller than [`PeakOptions::min_bytes`]), with the
+    /// cumulative column over the whole list. Only the values kept are made into rows.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak, PeakOptions};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[8]{0} parameter(0)\n  ROOT %n = f32[4]{0} slice(%p), slice={[0:4]}\n}\n");
+    /// let peak = Peak::new(&Analysis::new(&m));
+    /// let rows = peak.live_rows(&m, &PeakOptions { top: 5, min_bytes: 20 });
+    /// assert_eq!((rows.len(), rows[0].instruction, rows[0].cumulative_bytes), (1, "p", 32));
+    /// ```
+    pub fn live_rows<'a>(&self, m: &'a Module<'_>, options: &PeakOptions) -> Vec<PeakRow<'a>> {
         let mut total = 0u64;
-        self.xla
-            .live
-            .iter()
-            .take(top)
-            .map(|&v| {
-                total =
-                    total.saturating_add(self.values[v].sizes.map_or(0, |s: NodeSizes| s.bytes));
-                self.row(m, v, total)
-            })
-            .collect()
+        let mut rows = Vec::new();
+        for &v in &self.xla.live {
+            let bytes = self.values[v].sizes.map_or(0, |s: NodeSizes| s.bytes);
+            total = total.saturating_add(bytes);
+            // The list is largest first: nothing after a value below the floor is kept.
+            if bytes < options.min_bytes || rows.len() >= options.top {
+                break;
+            }
+            rows.push(self.row(m, v, total));
+        }
+        rows
     }
 
-    /// The whole peak with names; `top` bounds the live list.
+    /// The whole peak with names; `options` say which values its live list keeps.
     ///
     /// ```
     /// use xlayout::hlo::{Analysis, Module, Peak};
     /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[8]{0} parameter(0)\n  ROOT %n = f32[8]{0} negate(%p)\n}\n");
     /// let peak = Peak::new(&Analysis::new(&m));
-    /// let s = peak.summary(&m, 20);
-    /// assert_eq!((s.peak_step, s.peak_instruction, s.peak_bytes, s.live_count), (1, Some("n"), 64, 2));
+    /// let s = peak.summary(&m, &Default::default());
+    /// assert_eq!((s.live_range_peak_step, s.live_range_peak_instruction), (1, Some("n")));
+    /// assert_eq!((s.live_range_peak_bytes, s.live_count, s.allocation.allocated_bytes), (64, 2, 64));
     /// assert_eq!(s.live[1].cumulative_bytes, 64);
     /// ```
-    pub fn summary<'a>(&self, m: &'a Module<'_>, top: usize) -> PeakSummary<'a> {
+    pub fn summary<'a>(&self, m: &'a Module<'_>, options: &PeakOptions) -> PeakSummary<'a> {
         let name = |i: Option<InstrId>| i.map(|i| m.instructions[i].name);
         let mark =
             |k: &Mark| MarkRow { step: k.step, instruction: name(k.instruction), total: k.total };
         let peak = self.xla.instruction.map(|i| &m.instructions[i]);
         PeakSummary {
+            allocation: self.assignment.summary(m, true),
             steps: self.sequence.len(),
             values: self.values.len(),
-            peak_step: self.xla.step,
-            peak_instruction: peak.map(|p| p.name),
-            peak_opcode: peak.map(|p| p.opcode.as_str()),
-            peak_computation: peak.and_then(|p| p.computation).map(|c| m.computations[c].name),
-            peak_bytes: self.xla.bytes,
-            peak_array_bytes: self.xla.array_bytes,
-            peak_logical_bytes: self.xla.logical_bytes,
+            live_range_peak_step: self.xla.step,
+            live_range_peak_instruction: peak.map(|p| p.name),
+            live_range_peak_opcode: peak.map(|p| p.opcode.as_str()),
+            live_range_peak_computation: peak
+                .and_then(|p| p.computation)
+                .map(|c| m.computations[c].name),
+            live_range_peak_bytes: self.xla.bytes,
+            live_range_peak_array_bytes: self.xla.array_bytes,
+            live_range_peak_logical_bytes: self.xla.logical_bytes,
             search_bytes: self.xla.search_bytes,
             exact: self.exact(),
-            not_modelled: self
-                .not_modelled
-                .iter()
-                .map(|n| NotModelledRow {
-                    rule: n.rule,
-                    description: n.rule.describe(),
-                    count: n.count,
-                    instructions: n.instructions.iter().map(|&i| m.instructions[i].name).collect(),
-                })
-                .collect(),
+            not_modelled: self.not_modelled.iter().map(|n| n.row(m)).collect(),
             bounds: self.bounds,
             high_water: HighWaterRows {
                 bytes: mark(&self.high_water.bytes),
                 array_bytes: mark(&self.high_water.array_bytes),
                 logical_bytes: mark(&self.high_water.logical_bytes),
             },
-            live: self.live_rows(m, top),
+            live: self.live_rows(m, options),
             live_count: self.xla.live.len(),
         }
     }

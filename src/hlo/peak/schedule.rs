@@ -4,9 +4,30 @@
 //! (all branches, in order), and a `while`'s condition then body just before the `while`.
 //! A computation already flattened is not flattened again; fused and other embedded
 //! computations never are.
+//!
+//! Beside the sequence, XLA's classes of computations (`GatherComputationsByAllocationType`):
+//! the flattened ones are its global computations, and [`Schedule::embedded`] lists the
+//! thread-local ones that are not fused (a `reduce`'s or `sort`'s computation, also inside a
+//! fusion), whose values get buffers of their own that no step counts.
 
 use super::super::id::{CompId, IndexVec, InstrId};
 use super::super::module::Module;
+use super::super::opcode::Opcode;
+
+/// The opcodes whose computations XLA's buffer assigner takes as thread-local.
+const INLINING: [&str; 11] = [
+    "custom-call",
+    "all-reduce",
+    "reduce-scatter",
+    "all-reduce-start",
+    "map",
+    "reduce",
+    "reduce-window",
+    "scatter",
+    "select-and-scatter",
+    "sort",
+    "fusion",
+];
 
 /// Steps of a module's instructions and spans of its computations.
 #[derive(Debug, Default)]
@@ -23,6 +44,12 @@ pub(crate) struct Schedule {
     /// Instructions that call computations this model does not flatten (`async-start`
     /// and the like): XLA flattens some of them into an asynchronous context.
     pub async_callers: Vec<InstrId>,
+    /// The thread-local computations reached from the entry that are not fused, in text
+    /// order: XLA gives each of their buffers an allocation of its own.
+    pub embedded: Vec<CompId>,
+    /// Instructions whose call XLA's buffer assigner refuses (a computation called both
+    /// as a step and inlined, or called by an opcode it does not expect).
+    pub refused_calls: Vec<InstrId>,
 }
 
 /// A computation on the flattening stack.
@@ -45,6 +72,8 @@ impl Schedule {
             span: IndexVec::from_elem(None, n),
             flattened: Vec::new(),
             async_callers: Vec::new(),
+            embedded: Vec::new(),
+            refused_calls: Vec::new(),
         };
         let mut open = IndexVec::<CompId, bool>::from_elem(false, n);
         let mut stack =
@@ -94,7 +123,60 @@ impl Schedule {
             s.step[i] = Some(s.end());
             s.sequence.push(i);
         }
+        s.classify(m, entry);
         s
+    }
+
+    /// `GatherComputationsByAllocationType` from `entry`: a `call`, `conditional`, `while`
+    /// or asynchronous instruction's computations are of its own computation's class; those
+    /// of the opcodes that inline a computation are thread-local. Fills
+    /// [`Schedule::embedded`] (the thread-local ones not fused) and
+    /// [`Schedule::refused_calls`]. Linear in the instructions of the computations reached.
+    fn classify(&mut self, m: &Module<'_>, entry: CompId) {
+        let n = m.computations.len();
+        // Per computation: reached as global, as thread-local.
+        let mut global = IndexVec::<CompId, bool>::from_elem(false, n);
+        let mut local = IndexVec::<CompId, bool>::from_elem(false, n);
+        let mut work = vec![(entry, false)];
+        global[entry] = true;
+        while let Some((c, thread_local)) = work.pop() {
+            for i in m.computations[c].instructions {
+                let ins = &m.instructions[i];
+                if ins.called.is_empty() {
+                    continue;
+                }
+                let inlined = match ins.opcode {
+                    Opcode::Call | Opcode::Conditional | Opcode::While => thread_local,
+                    o if o.is_async() => thread_local,
+                    o if INLINING.contains(&o.as_str()) => true,
+                    _ => {
+                        self.refused_calls.push(i);
+                        continue;
+                    }
+                };
+                for callee in ins.called.iter().filter_map(|c| c.id) {
+                    let (mine, other) =
+                        if inlined { (&mut local, &global) } else { (&mut global, &local) };
+                    if other[callee] {
+                        self.refused_calls.push(i);
+                    } else if !std::mem::replace(&mut mine[callee], true) {
+                        work.push((callee, inlined));
+                    }
+                }
+            }
+        }
+        self.embedded = m
+            .computations
+            .iter_enumerated()
+            .filter(|(c, k)| local[*c] && !k.is_fusion)
+            .map(|(c, _)| c)
+            .collect();
+    }
+
+    /// The computations whose dataflow is analysed: the flattened ones, then the
+    /// thread-local ones that are not fused.
+    pub fn analysed(&self) -> impl Iterator<Item = CompId> + '_ {
+        self.flattened.iter().chain(&self.embedded).copied()
     }
 
     /// The number of steps: XLA's `schedule_end_time()`.

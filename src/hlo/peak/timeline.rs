@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use super::super::alloc::{AllocatedBuffer, Lived, StepAllocated};
+use super::super::id::ValueId;
 use super::super::module::Module;
 use super::super::opcode::Opcode;
 use super::{NodeSizes, Peak};
@@ -48,6 +50,48 @@ pub struct PeakSplit {
 }
 
 impl Peak {
+    /// What the memory XLA:CPU allocates ([`Peak::assignment`]) holds at each step of the
+    /// flattened sequence: the arguments and outputs, and the temporaries' buffers live
+    /// there, each counted once. The tallest temporaries column is
+    /// [`Assignment::temp_peak`](crate::hlo::Assignment::temp_peak); the largest
+    /// [`StepAllocated::extent`] is the temporaries' allocation. Linear in values plus steps,
+    /// but for sorting each allocation's values.
+    pub fn allocation_timeline(&self) -> Vec<StepAllocated> {
+        self.assignment.steps(self.sequence.len(), &|v| self.lived(v))
+    }
+
+    /// The buffers of the allocations live at `step` ([`AllocatedBuffer`]: every argument's
+    /// and output's allocation, the program's for the whole call, and the runs of values at
+    /// one place of the temporaries' live there), largest first, each with its values: what
+    /// [`Peak::allocation_timeline`] adds up at the step.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0} parameter(0)\n  ROOT %n = f32[10]{0} negate(%p)\n}\n");
+    /// let peak = Peak::new(&Analysis::new(&m));
+    /// // Step 0 defines only p, yet n's allocation is the program's from the start.
+    /// let at = peak.buffers_at(0);
+    /// let spans: Vec<(u64, u32, u32)> = at.iter().map(|b| (b.size, b.start, b.end)).collect();
+    /// assert_eq!(spans, [(40, 0, 2), (40, 0, 2)]); // to the schedule's end time, as values' are
+    /// let t = &peak.allocation_timeline()[0];
+    /// assert_eq!(t.parameters + t.outputs + t.temporaries, at.iter().map(|b| b.size).sum::<u64>());
+    /// ```
+    pub fn buffers_at(&self, step: u32) -> Vec<AllocatedBuffer> {
+        let mut at: Vec<AllocatedBuffer> = self
+            .assignment
+            .buffers(self.sequence.len(), &|v| self.lived(v))
+            .into_iter()
+            .filter(|b| b.start <= step && step <= b.end)
+            .collect();
+        at.sort_by_key(|b| (std::cmp::Reverse(b.size), b.allocation, b.offset));
+        at
+    }
+
+    /// Value `v`'s steps and sizes.
+    fn lived(&self, v: ValueId) -> Option<Lived> {
+        self.values.get(v).map(|p| (p.range.start, p.range.end, p.sizes))
+    }
+
     /// The bytes live at each step of the flattened sequence (one entry per step), by the
     /// values' own sizes, as [`Peak::high_water`] sums them. Linear in values plus steps.
     ///

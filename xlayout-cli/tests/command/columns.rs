@@ -50,11 +50,11 @@ fn one_name_per_field_in_every_report() {
     for row in file["groups"].as_array().unwrap() {
         assert_eq!(sorted(&header[2..]), keys(row), "{row}");
     }
-    // peak: `file`, `peak_step`, then `files[].live[]`'s keys.
+    // peak: `file`, `live_range_peak_step`, then `files[].live[]`'s keys.
     let (header, v) = header_and_json(&["peak", "tests/data/hlo/jax_cpu/scan_cumsum"]);
     let file = &v["files"][0];
-    assert!(file.get("peak_step").is_some());
-    assert_eq!(header[..2], ["file", "peak_step"]);
+    assert!(file.get("live_range_peak_step").is_some());
+    assert_eq!(header[..2], ["file", "live_range_peak_step"]);
     for row in file["live"].as_array().unwrap() {
         assert_eq!(sorted(&header[2..]), keys(row), "{row}");
     }

@@ -233,7 +233,7 @@ fn labels_join_the_dump() {
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 2);
+    assert_eq!(v["version"], 3);
     assert_eq!(v["dump"]["file"], "tests/data/oom/tpu_2024_module.txt");
     assert_eq!(v["dump"]["diagnostics"], serde_json::json!([]));
     let report = &v["reports"][0];

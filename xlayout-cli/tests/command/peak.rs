@@ -16,7 +16,7 @@ fn peak(args: &[&str], stdin: &[u8]) -> Run {
 const TPU: &str = "tests/data/hlo/peak/tpu_padded_step.txt";
 const SCAN: &str = "tests/data/hlo/jax_cpu/scan_cumsum";
 
-const HEADER: &str = "file\tpeak_step\tinstruction\tcomputation\topcode\tshape_index\tshape\tphi\tbytes\tarray_bytes\tlogical_bytes\tcumulative_bytes\tstart\tend\top_name";
+const HEADER: &str = "file\tlive_range_peak_step\tinstruction\tcomputation\topcode\tshape_index\tshape\tphi\tbytes\tarray_bytes\tlogical_bytes\tcumulative_bytes\tstart\tend\top_name";
 
 /// The values XLA lists at its peak of scan_cumsum (live_range.txt: `Live ranges at 9`),
 /// in its order, one row each.
@@ -39,23 +39,42 @@ fn tsv_rows_are_xlas_peak_list() {
     assert_eq!(r.stdout.lines().collect::<Vec<_>>(), expected);
 }
 
-/// The JSON object: XLA's peak, the data without padding, the live values, the marks.
+/// The JSON object: what XLA:CPU allocates (the headline), XLA's live-range peak, the data
+/// without padding, the live values, the marks.
 #[test]
-fn json_has_the_peak_and_the_live_values() {
+fn json_has_the_allocation_the_peak_and_the_live_values() {
     let r = peak(&["--format", "json", TPU], b"");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 2);
+    assert_eq!(v["version"], 3);
     let f = &v["files"][0];
     assert_eq!(
         (f["module"].as_str(), f["scheduled"].as_bool()),
         (Some("jit_padded_step"), Some(true))
     );
+    // A TPU module: XLA:CPU's allocation of it, said not to be its backend's. Arguments
+    // x and big (3200 + 1638400 bytes by ByteSizeOf), outputs m, n, s and the root's index
+    // table (3200 + 1638400 + 3200 + 24); e (3200, steps 3-5) goes in s's allocation (`s`
+    // reads it and may write over it), nothing is temporary.
+    assert_eq!(
+        (f["allocated_bytes"].as_u64(), f["argument_bytes"].as_u64(), f["output_bytes"].as_u64()),
+        (Some(3_286_424), Some(1_641_600), Some(1_644_824))
+    );
+    assert_eq!(f["allocation_exact"], false);
+    assert_eq!(f["allocation_not_modelled"][0]["rule"], "not_cpu");
+    // Bounds that hold a backend that pads too: at least the parameters (x 3200, big
+    // 1638400 by XLA:CPU's sizes), at most every value on its own with its tiling padding
+    // (x, big, m, e, n, s: 4096 + 5242880 + 4096 + 4096 + 5242880 + 4096, t's index table
+    // 24 rounded up to 64).
+    assert_eq!(
+        f["allocation_bounds"],
+        serde_json::json!({"lower": 1_641_600, "upper": 10_502_208})
+    );
     // Derived in tests/hlo_peak.rs (tiles_pad_the_allocation_not_xlas_peak_bytes).
-    assert_eq!(f["peak_step"], 6);
-    assert_eq!(f["peak_instruction"], "t");
-    assert_eq!(f["peak_bytes"], 3_286_424);
-    assert_eq!(f["peak_array_bytes"], 10_498_072);
-    assert_eq!(f["peak_logical_bytes"], 3_284_024);
+    assert_eq!(f["live_range_peak_step"], 6);
+    assert_eq!(f["live_range_peak_instruction"], "t");
+    assert_eq!(f["live_range_peak_bytes"], 3_286_424);
+    assert_eq!(f["live_range_peak_array_bytes"], 10_498_072);
+    assert_eq!(f["live_range_peak_logical_bytes"], 3_284_024);
     assert_eq!(f["exact"], true);
     assert_eq!(
         f["high_water"]["array_bytes"],
@@ -109,13 +128,36 @@ fn xlas_files_beside_the_module_agree() {
     let x = &f["xla_live_range"];
     assert_eq!(
         (x["agrees"].as_bool(), x["peak_step"].clone(), x["peak_bytes"].clone()),
-        (Some(true), f["peak_step"].clone(), f["peak_bytes"].clone())
+        (Some(true), f["live_range_peak_step"].clone(), f["live_range_peak_bytes"].clone())
     );
-    assert_eq!(f["xla_buffer_assignment"]["size_differences"], serde_json::json!([]));
+    let b = &f["xla_buffer_assignment"];
+    assert_eq!(b["size_differences"], serde_json::json!([]));
+    assert_eq!(b["agrees"], true);
+    assert_eq!(b["memory_analysis"]["allocated_bytes"], f["allocated_bytes"]);
     let table = peak(&["--format", "table", "tests/data/hlo/jax_cpu/dus_fori_rows"], b"");
     assert!(table.stdout.contains("/live_range.txt): peak at step "), "{}", table.stdout);
     assert!(table.stdout.contains(": the same\n"));
+    assert!(table.stdout.contains(": the same as predicted\n"));
     assert!(table.stdout.contains("values have the project's sizes\n"));
+}
+
+/// A prediction that follows every rule and is not what XLA's file says is a diagnostic:
+/// said on standard error, status 1. (The assignment of another program, named for this
+/// one with --buffer-assignment.)
+#[test]
+fn a_prediction_that_is_not_xlas_is_said() {
+    let other = "tests/data/hlo/jax_cpu/scan_rnn/buffer_assignment.txt";
+    let r = peak(&["--format", "json", "--buffer-assignment", other, SCAN], b"");
+    assert_eq!(r.status, 1);
+    assert_eq!(
+        r.stderr,
+        "tests/data/hlo/jax_cpu/scan_cumsum/after_optimizations.txt: the predicted allocation is \
+         not XLA's (tests/data/hlo/jax_cpu/scan_rnn/buffer_assignment.txt): 8404 bytes predicted \
+         (arguments 4096 + outputs 4176 - aliased 0 + temporaries 132), 19732 in XLA's \
+         (8192 + 10768 - 0 + 772)\n"
+    );
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["files"][0]["xla_buffer_assignment"]["agrees"], false);
 }
 
 #[test]
@@ -137,11 +179,13 @@ fn the_table_for_people() {
     assert_eq!(r.status, 0);
     let expected = "\
 tests/data/hlo/peak/tpu_padded_step.txt: module jit_padded_step, scheduled; 7 steps, 7 values with a live range
-peak by XLA's rule (HloLiveRange): step 6, t (tuple in main.7): 3286424 live; 10498072 allocated with padding, 3284024 of data
+allocated: between 1641600 and 10502208; not modelled: layouts with tiles or a memory space: the allocation predicted is XLA:CPU's, and another backend assigns differently; as modelled, 3286424 = arguments 1641600 + outputs 1644824 - aliased 0 + temporaries 0
+live-range peak (XLA's HloLiveRange rule: values sharing memory each counted): step 6, t (tuple in main.7): 3286424 live; 10498072 with padding, 3284024 of data
 largest live total: 3289600 at step 5 (s); with padding 10502144 at step 5 (s); data 3287200 at step 5 (s)
-XLA's buffer assignment (/dev/null): 0 allocations, 0 in all; all 0 values have the project's sizes
+XLA's buffer assignment (/dev/null): 0 allocations, allocated 0 = arguments 0 + outputs 0 - aliased 0 + temporaries 0: NOT the same as predicted
+  all 0 values have the project's sizes
 
-live at step 6 (XLA's list, largest first: the 2 largest of 6):
+live at step 6 (XLA's live-range list, largest first: the 2 largest of 6):
   bytes    cumulative  allocated  data     value  opcode     computation  shape                                  live  op_name
   1638400  1638400     5242880    1638400  big    parameter  main.7       bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}  0-7   big
   1638400  3276800     5242880    1638400  n      negate     main.7       bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}  4-7   jit(step)/neg
@@ -188,15 +232,18 @@ fn standard_input_and_usage_errors() {
     assert!(err.starts_with("xlayout: cannot read no/such/file:"), "{err}");
 }
 
-/// The README's example is what the command prints.
+/// The README's examples are what the command prints.
 #[test]
 fn the_readme_example_is_the_real_output() {
     let readme = include_str!("../../../README.md");
-    let command = "$ xlayout peak --format table tests/data/hlo/jax_cpu/scan_cumsum\n";
-    let start = readme.find(command).expect("the README shows the table") + command.len();
-    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
-    let r = peak(&["--format", "table", SCAN], b"");
-    assert_eq!(shown, r.stdout);
+    let adam = "tests/data/hlo/jax_cpu_large/adam_step_donated";
+    for args in [&["--format", "table", SCAN][..], &["--format", "table", "--top", "3", adam]] {
+        let command = format!("$ xlayout peak {}\n", args.join(" "));
+        let start = readme.find(&command).expect("the README shows the table") + command.len();
+        let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+        let r = peak(args, b"");
+        assert_eq!(shown, r.stdout, "{command}");
+    }
 }
 
 /// Every scheduled module of the test data, as the repository root names it.
@@ -226,42 +273,58 @@ pub fn scheduled_modules() -> Vec<String> {
 }
 
 /// The issue's promise: on every scheduled module of tests/data, `--budget` one byte under
-/// the peak exits 1 saying by how much, `--budget` at the peak exits 0, and `hlo`'s JSON
-/// carries the same peak.
+/// what XLA:CPU allocates exits 1 saying which figure and by how much, `--budget` at it
+/// exits 0 (where a rule is not modelled: under the lower bound fails, at the upper one
+/// passes), and `hlo`'s JSON carries the same allocation and live-range peak.
 #[test]
 fn the_budget_is_held_to_every_scheduled_module() {
     let modules = scheduled_modules();
-    assert!(modules.len() >= 64, "{modules:?}");
+    assert!(modules.len() >= 76, "{modules:?}");
     for module in &modules {
         let r = peak(&["--format", "json", module], b"");
         let v: Value = serde_json::from_str(&r.stdout).unwrap();
-        let bytes = v["files"][0]["peak_bytes"].as_u64().unwrap();
-        let step = v["files"][0]["peak_step"].as_u64().unwrap();
+        let f = &v["files"][0];
+        let allocated = f["allocated_bytes"].as_u64().unwrap();
+        let exact = f["allocation_exact"].as_bool().unwrap();
+        let (pass, fail) = if exact {
+            (allocated, allocated.checked_sub(1))
+        } else {
+            let b = &f["allocation_bounds"];
+            (b["upper"].as_u64().unwrap(), b["lower"].as_u64().unwrap().checked_sub(1))
+        };
         // Reading problems of the module (or of XLA's files beside it) are status 1 alone.
         let clean = r.status == 0;
-        let at = bytes.to_string();
-        let r = peak(&["--format", "json", "--budget", &at, module], b"");
-        assert_eq!(r.status == 0, clean, "{module} at its peak {bytes}: {}", r.stderr);
-        if bytes > 0 {
-            let under = (bytes - 1).to_string();
-            let r = peak(&["--format", "json", "--budget", &under, module], b"");
+        let r = peak(&["--format", "json", "--budget", &pass.to_string(), module], b"");
+        assert_eq!(r.status == 0, clean, "{module} at {pass}: {}", r.stderr);
+        if let Some(under) = fail {
+            let r = peak(&["--format", "json", "--budget", &under.to_string(), module], b"");
             assert_eq!(r.status, 1, "{module}");
+            let what = if exact {
+                // One figure below 1 KiB, the rounded one beside it above.
+                let rounded = if allocated < 1024 {
+                    String::new()
+                } else {
+                    format!(" ({})", xlayout::hlo::units::oom_bytes(allocated))
+                };
+                format!(
+                    "{module}: allocated (XLA:CPU's buffer assignment, predicted) {allocated} \
+                     bytes{rounded} is"
+                )
+            } else {
+                format!("{module}: allocated at least (a rule is not modelled) {}", under + 1)
+            };
             assert!(
-                r.stderr.contains(&format!(
-                    "{module}: peak {bytes} bytes ({}) at step {step}",
-                    xlayout::hlo::units::oom_bytes(bytes)
-                )) && r.stderr.contains(" is 1 bytes (1B) over --budget "),
+                r.stderr.contains(&what) && r.stderr.contains(" is 1 byte over --budget "),
                 "{module}: {}",
                 r.stderr
             );
         }
         let h = xlayout(&["hlo", "--format", "json", module], b"");
-        let v: Value = serde_json::from_str(&h.stdout).unwrap();
-        assert_eq!(
-            (v["files"][0]["peak_bytes"].as_u64(), v["files"][0]["peak_step"].as_u64()),
-            (Some(bytes), Some(step)),
-            "{module}"
-        );
+        let w: Value = serde_json::from_str(&h.stdout).unwrap();
+        let g = &w["files"][0];
+        for key in ["allocated_bytes", "live_range_peak_bytes", "live_range_peak_step"] {
+            assert_eq!(g[key], f[key], "{module}: {key}");
+        }
     }
 }
 
@@ -278,10 +341,14 @@ fn a_module_on_one_line_is_read_as_xla_reads_it() {
     assert_eq!((r.status, r.stderr.as_str()), (0, ""));
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     let f = &v["files"][0];
-    assert_eq!((f["peak_bytes"].as_u64(), f["peak_step"].as_u64()), (Some(8296), Some(9)));
+    let live_range = (f["live_range_peak_bytes"].as_u64(), f["live_range_peak_step"].as_u64());
+    assert_eq!(live_range, (Some(8296), Some(9)));
+    // What XLA allocates (manifest.json's memory_analysis): 4096 + 4176 - 0 + 132.
+    assert_eq!(f["allocated_bytes"].as_u64(), Some(8404));
     let r = peak(&["--budget", "1", "--format", "json", "-"], one_line.as_bytes());
     assert_eq!(r.status, 1);
-    let over = "standard input: peak 8296 bytes (8.1K) at step 9 (constant.10) is 8295 bytes";
+    let over = "standard input: allocated (XLA:CPU's buffer assignment, predicted) 8404 bytes \
+                (8.2K) is 8403 bytes (8.2K) over --budget 1 byte\n";
     assert!(r.stderr.starts_with(over), "{}", r.stderr);
     let h = xlayout(&["hlo", "--format", "table", "-"], one_line.as_bytes());
     assert_eq!(h.status, 0, "{}", h.stderr);
@@ -305,8 +372,8 @@ fn a_module_without_entry_has_no_peak_to_hold_to_a_budget() {
         assert_eq!(r.status, 1, "{command}");
         assert_eq!(
             r.stderr,
-            "standard input: no ENTRY computation: nothing runs, so there is no peak to hold to \
-             --budget 1073741824; give the whole module as XLA compiled it (its \
+            "standard input: no ENTRY computation: nothing runs, so there is no allocation to hold \
+             to --budget 1073741824; give the whole module as XLA compiled it (its \
              after-optimizations text)\n",
             "{command}"
         );
