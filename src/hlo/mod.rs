@@ -88,7 +88,8 @@ pub use peak::{
 };
 pub use ratio::{Percent, Ratio};
 pub use report::{
-    op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
+    op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals,
+    REPORT_VERSION,
 };
 pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};
 #[doc(hidden)]
