@@ -19,7 +19,13 @@ use super::work::Counted;
 /// `causes`, `group_by`; `oom`'s rows are its JSON `entries`, flat); an instruction row
 /// always has every key (`null` where its shape was not read); `oom`'s percentages are
 /// numbers and its printed sizes say whether they were `rounded`.
-pub const REPORT_VERSION: u32 = 2;
+///
+/// 3: `oom --hlo` writes what the dump says of an instruction (its opcode, shape, `op_name`
+/// and source) once, in the dump's table `dump.named` by instruction name (after the
+/// reports), not in every entry that names it: `hlo_opcode`, `hlo_shape`, `hlo_op_name` and
+/// `hlo_source` left the entries and the TSV and CSV columns (`hlo_found`, `hlo_line`,
+/// `hlo_bytes` and `hlo_same_shape` stay).
+pub const REPORT_VERSION: u32 = 3;
 
 /// What to group owned buffers by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

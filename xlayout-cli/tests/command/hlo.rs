@@ -63,7 +63,7 @@ fn json_is_one_object_with_exact_integers() {
     let r = xlayout(&["--format", "json", OOM, "tests/data/hlo/tpu_train_step.txt"], b"");
     assert_eq!(r.status, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 2);
+    assert_eq!(v["version"], 3);
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 2);
     let f = &files[0];

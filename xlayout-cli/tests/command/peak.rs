@@ -44,7 +44,7 @@ fn tsv_rows_are_xlas_peak_list() {
 fn json_has_the_peak_and_the_live_values() {
     let r = peak(&["--format", "json", TPU], b"");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 2);
+    assert_eq!(v["version"], 3);
     let f = &v["files"][0];
     assert_eq!(
         (f["module"].as_str(), f["scheduled"].as_bool()),
