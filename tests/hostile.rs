@@ -12,8 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
-use xlayout::hlo::{decode, Analysis, DiagnosticKind, Module, Peak, Report, ReportOptions, Rule};
-use xlayout::oom::OomReport;
+use xlayout::hlo::{
+    decode, Analysis, DiagnosticKind, Keyed, Module, Peak, Report, ReportOptions, Rule,
+    RunningTotals, Sum, Totals,
+};
+use xlayout::oom::{join, join_problems, Named, OomReport};
 use xlayout::{limits, ArrayShape, Dim, ErrorKind, Layout, PrimitiveType, Shape, Tile};
 
 mod checks;
@@ -338,8 +341,9 @@ const N: usize = 64 << 10;
 #[test]
 fn every_class_of_hostile_module_costs_work_linear_in_its_size() {
     let _one = one_at_a_time();
-    for class in
-        Class::ALL.into_iter().filter(|&c| !matches!(c, Class::ShapeLines | Class::OomLines))
+    for class in Class::ALL
+        .into_iter()
+        .filter(|&c| !matches!(c, Class::ShapeLines | Class::OomLines | Class::JoinReport))
     {
         let small = hostile_inputs::generate(class, N);
         let large = hostile_inputs::generate(class, 4 * N);
@@ -432,7 +436,13 @@ fn check(class: Class, bytes: &[u8], r: &Read) {
             // Each bad index is not followed, and says so.
             assert!(r.rules.contains(&Rule::Unfollowed), "{name}: {:?}", r.rules);
         }
-        Class::ShapeLines | Class::OomLines => {}
+        Class::JoinDump => {
+            // One instruction, read whole: its op_name and source file (with an escaped
+            // quote each) are a third of the text each.
+            assert_eq!(r.instructions, 1, "{name}");
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+        }
+        Class::ShapeLines | Class::OomLines | Class::JoinReport => {}
     }
 }
 
@@ -498,4 +508,150 @@ fn an_oom_report_of_bad_lines_costs_a_few_bytes_a_line() {
             }
         }
     }
+}
+
+/// Bytes written to it, counted; nothing kept.
+#[derive(Default)]
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `xlayout oom --hlo DUMP REPORT`'s work without its printing: the report read, joined to
+/// the dump, what the dump says against it (the lines on standard error), and the JSON of the
+/// report's entries and of the dump's table of named instructions, counted.
+fn oom_join(dump: &[u8], report: &[u8]) -> (usize, Vec<(usize, usize)>, usize) {
+    let (text, _) = decode(dump);
+    let m = Module::parse(&text);
+    let r = OomReport::from_bytes(report);
+    let joined = join(&r.entries, &m);
+    let problems = join_problems(&r.entries, &joined);
+    let mut named = Named::new(&m);
+    named.add(&joined);
+    let mut json = Counter::default();
+    serde_json::to_writer(&mut json, &r.with_dump(Some(&joined))).unwrap();
+    serde_json::to_writer(&mut json, &named).unwrap();
+    let words: usize = problems.iter().map(|p| p.message.len()).sum();
+    (named.len(), problems.iter().map(|p| (p.line, p.more)).collect(), json.0 + words)
+}
+
+/// Issue 31, item 7: a report whose every entry names one instruction of a dump whose shape,
+/// op_name and source file are long (`join-report` and `join-dump`). Each entry borrowed the
+/// dump's text (it copied the op_name and source, 1.6 GB of RSS for a 0.7 MB report), its
+/// JSON refers to the instruction written once (not its shape, op_name and source per entry:
+/// 2.5 GB), and the sentences about entries are at most 100 of each kind, quoting at most
+/// 200 characters of a shape (not a line per entry with the whole shape: 880 MB). At 4N and
+/// 16N bytes of each, the bytes allocated, the peak of live bytes and the bytes of JSON and
+/// of sentences at 16N are at most five times those at 4N plus N/4; every entry is about 150
+/// bytes, so a cost per entry of the dump's size would be sixteen times.
+#[test]
+fn an_oom_report_joined_to_a_dump_costs_work_linear_in_both() {
+    let _one = one_at_a_time();
+    let sized = |n: usize| {
+        (
+            hostile_inputs::generate(Class::JoinDump, n),
+            hostile_inputs::generate(Class::JoinReport, n),
+        )
+    };
+    // 4N bytes and 16N: 1,700 and 6,800 entries, more than 100 of each kind.
+    let (d1, r1) = sized(4 * N);
+    let (d4, r4) = sized(16 * N);
+    let ((named1, p1, out1), w1) = work(|| oom_join(&d1, &r1));
+    let ((named4, p4, out4), w4) = work(|| oom_join(&d4, &r4));
+    eprintln!("oom --hlo: {w1:?}, {out1} bytes out and {w4:?}, {out4} bytes out");
+    let slack = N as f64 / 4.0;
+    for (what, a, b) in [
+        ("bytes allocated", w1.allocated as f64, w4.allocated as f64),
+        ("peak bytes", w1.peak as f64, w4.peak as f64),
+        ("bytes written", out1 as f64, out4 as f64),
+    ] {
+        assert!(b <= 5.0 * a + slack, "{what} {a} then {b}");
+    }
+    // The JSON and the sentences: a few times the two inputs, not a dump per entry.
+    assert!(out4 < 10 * (d4.len() + r4.len()), "{out4} bytes for {} and {}", d4.len(), r4.len());
+    for (report, named, problems) in [(&r1, named1, &p1), (&r4, named4, &p4)] {
+        assert_eq!(named, 1);
+        // Nine entries in ten name f.1 with another shape, the tenth a name not in the dump:
+        // 100 of each listed, and a count of the rest from the 101st entry of each kind.
+        let entries = report.windows(7).filter(|w| w == b". Size:").count();
+        let (other, gone) = (entries - entries / 10, entries / 10);
+        assert_eq!(problems.len(), 2 * 101, "{entries} entries");
+        let counts: Vec<usize> = problems.iter().map(|p| p.1).filter(|&m| m > 0).collect();
+        assert_eq!(counts, [other - 100, gone - 100]);
+        // Entry k starts on line 4 + 7 (k - 1): the 101st of f.1's is entry 112, of gone's
+        // entry 1010.
+        let at: Vec<usize> = problems.iter().filter(|p| p.1 > 0).map(|p| p.0).collect();
+        assert_eq!(at, [4 + 7 * 111, 4 + 7 * 1009]);
+    }
+}
+
+/// Totals of `files` files, file k owning one buffer of k + 1 bytes in memory space
+/// `space(k)`.
+fn file_totals(files: usize, space: impl Fn(usize) -> i64) -> Vec<Totals> {
+    (0..files)
+        .map(|k| {
+            let sizes = xlayout::hlo::Sizes { array_bytes: k as u64 + 1, ..Default::default() };
+            let sum = Sum { instructions: 1, sizes, saturated: false };
+            Totals {
+                instructions: 1,
+                owned: sum,
+                by_memory_space: vec![Keyed { key: space(k), sum }],
+                ..Totals::default()
+            }
+        })
+        .collect()
+}
+
+/// Issue 31, item 8: `hlo` over many files, each bringing a memory space of its own, put
+/// every space seen so far in order again for each file (80,000 files: 10.9 s, 57% of it
+/// sorting). Adding up the totals of 20,000 and of 80,000 such files (the issue's number),
+/// the bytes allocated and the peak at 80,000 are at most five times those at 20,000 (a sort
+/// per file allocated a scratch list of the spaces so far each time: sixteen times), and the
+/// sums are right.
+#[test]
+fn the_totals_of_many_files_cost_work_linear_in_their_spaces() {
+    let _one = one_at_a_time();
+    let add_up = |files: &[Totals]| {
+        let mut all = RunningTotals::default();
+        for t in files {
+            all.add(t);
+        }
+        all.into_totals()
+    };
+    // Spaces in descending order: each file's space goes before all the others.
+    let (small, large) = (20_000, 80_000);
+    let f1 = file_totals(small, |k| -(k as i64));
+    let f4 = file_totals(large, |k| -(k as i64));
+    let start = Instant::now();
+    let (t1, w1) = work(|| add_up(&f1));
+    let (t4, w4) = work(|| add_up(&f4));
+    eprintln!("totals of files: {w1:?} and {w4:?}, {:?}", start.elapsed());
+    for (what, a, b) in [
+        ("bytes allocated", w1.allocated as f64, w4.allocated as f64),
+        ("peak bytes", w1.peak as f64, w4.peak as f64),
+    ] {
+        assert!(b <= 5.0 * a + (64 << 10) as f64, "{what} {a} then {b}");
+    }
+    for (t, files) in [(&t1, small), (&t4, large)] {
+        assert_eq!((t.instructions, t.owned.instructions), (files as u64, files as u64));
+        let keys: Vec<i64> = t.by_memory_space.iter().map(|k| k.key).collect();
+        assert_eq!(keys, (0..files as i64).map(|k| k - files as i64 + 1).collect::<Vec<_>>());
+        // Space -k holds file k's k + 1 bytes.
+        assert!(t.by_memory_space.iter().all(|k| k.sum.sizes.array_bytes == (1 - k.key) as u64));
+    }
+    // Spaces that repeat, in any order: the same sums as merging the files one by one.
+    let files = file_totals(5_000, |k| ((k * 7919) % 97) as i64 - 40);
+    let mut merged = Totals::default();
+    for t in &files {
+        merged.merge(t);
+    }
+    assert_eq!(add_up(&files), merged);
+    assert_eq!(merged.by_memory_space.len(), 97);
 }

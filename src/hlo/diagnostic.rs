@@ -2,6 +2,7 @@
 //! after [`MAX_LISTED`] of one kind, one more that counts the rest, so that a file of ten
 //! million bad lines costs a counter, not ten million messages.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -245,4 +246,21 @@ const QUOTE: usize = 80;
 /// The start of `text` for a message: its first line, at most [`QUOTE`] characters.
 pub(crate) fn quote(text: &str) -> String {
     crate::limits::quote(super::lines(text).next().unwrap_or("").trim(), QUOTE)
+}
+
+/// `text` for a sentence or a table: whole when it has at most `max_chars` characters, else
+/// its first `max_chars` and how long it is, so that a sentence written once per entry or row
+/// stays short however long the text (a tuple's shape, an `op_name`). Costs at most
+/// `max_chars` characters of reading, whatever the length of `text`.
+///
+/// ```
+/// use xlayout::hlo::clip;
+/// assert_eq!(clip("f32[8]{0}", 20), "f32[8]{0}");
+/// assert_eq!(clip("(f32[1]{0}, f32[1]{0}, f32[1]{0})", 10), "(f32[1]{0}... (33 bytes of text)");
+/// ```
+pub fn clip(text: &str, max_chars: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        Some((end, _)) => Cow::Owned(format!("{}... ({} bytes of text)", &text[..end], text.len())),
+        None => Cow::Borrowed(text),
+    }
 }

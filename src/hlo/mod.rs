@@ -78,8 +78,8 @@ pub use attribute::{AliasPair, CallAttribute, FusionKind};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
 pub use decode::decode;
+pub use diagnostic::{clip, Diagnostic, DiagnosticKind, MAX_LISTED};
 pub(crate) use diagnostic::{quote, Listing};
-pub use diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
 pub use dump::{module_files, Stage};
 pub use headline::ReportWithPeak;
 pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
@@ -97,7 +97,8 @@ pub use peak::{
 pub use ratio::{Percent, Ratio};
 pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};
 pub use report::{
-    op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, Sum, Totals, REPORT_VERSION,
+    op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals,
+    REPORT_VERSION,
 };
 pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};
 #[doc(hidden)]

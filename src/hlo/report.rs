@@ -26,6 +26,11 @@ use super::work::Counted;
 /// `live_range_peak_step` and `live_range_peak_bytes` (and `peak`'s other `peak_*` keys
 /// `live_range_peak_*`, its TSV column `peak_step` `live_range_peak_step`; `hlo`'s
 /// `peak_exact` `live_range_peak_exact`).
+/// Also in 3: `oom --hlo` writes what the dump says of an instruction (its opcode, shape, `op_name`
+/// and source) once, in the dump's table `dump.named` by instruction name (after the
+/// reports), not in every entry that names it: `hlo_opcode`, `hlo_shape`, `hlo_op_name` and
+/// `hlo_source` left the entries and the TSV and CSV columns (`hlo_found`, `hlo_line`,
+/// `hlo_bytes` and `hlo_same_shape` stay).
 pub const REPORT_VERSION: u32 = 3;
 
 /// What to group owned buffers by.
@@ -163,25 +168,83 @@ impl Totals {
     /// all.merge(&r.totals);
     /// assert_eq!((all.owned.instructions, all.owned.sizes.array_bytes), (2, 16));
     /// ```
+    ///
+    /// Linear in both lists of spaces: to add up many files, [`RunningTotals`].
     pub fn merge(&mut self, other: &Totals) {
+        self.add_counts(other);
+        self.by_memory_space.extend_from_slice(&other.by_memory_space);
+        sum_by_space(&mut self.by_memory_space);
+    }
+
+    /// Adds the counts and the owned sum of another file (not its memory spaces).
+    fn add_counts(&mut self, other: &Totals) {
         self.instructions += other.instructions;
         self.unread_shapes += other.unread_shapes;
         self.unsized_owners += other.unsized_owners;
         self.owned.merge(&other.owned);
-        // Both lists are sorted by space: the stable sort finds the two runs and merges
-        // them in one pass, in place (no map of every space beside the lists), then each
-        // space's sums are added into its first.
-        let mut spaces = std::mem::take(&mut self.by_memory_space);
-        spaces.extend_from_slice(&other.by_memory_space);
-        spaces.sort_by_key(|k| k.key);
-        spaces.dedup_by(|later, kept| {
-            let same = later.key == kept.key;
-            if same {
-                kept.sum.merge(&later.sum);
-            }
-            same
-        });
-        self.by_memory_space = spaces;
+    }
+}
+
+/// Puts `spaces` in order of space, each space once with the sums of all its entries.
+/// Runs of entries already in order cost a pass each: the stable sort finds the runs and
+/// merges them in place (no map of every space beside the list), then each space's sums are
+/// added into its first.
+fn sum_by_space(spaces: &mut Vec<Keyed<i64>>) {
+    spaces.sort_by_key(|k| k.key);
+    spaces.dedup_by(|later, kept| {
+        let same = later.key == kept.key;
+        if same {
+            kept.sum.merge(&later.sum);
+        }
+        same
+    });
+}
+
+/// The totals of many files, added up as they come, in time n log n in the memory spaces
+/// they bring, where [`Totals::merge`] in a loop would put every space seen so far in order
+/// again for each file (quadratic when each file brings spaces of its own). The spaces of
+/// each file are appended; they are put in order when the list has doubled since they last
+/// were, and once more at the end, so the list holds at most twice the spaces there are and
+/// each space is sorted a logarithmic number of times.
+///
+/// ```
+/// use xlayout::hlo::{Analysis, Module, Report, ReportOptions, RunningTotals};
+/// let mut all = RunningTotals::default();
+/// for k in [3, 1, 3] {
+///     let text = format!("%a = f32[2]{{0:S({k})}} parameter(0)\n");
+///     let m = Module::parse(&text);
+///     let a = Analysis::new(&m);
+///     all.add(&Report::new(&a, ReportOptions::default()).totals);
+/// }
+/// let t = all.into_totals();
+/// let spaces: Vec<_> = t.by_memory_space.iter().map(|k| (k.key, k.sum.instructions)).collect();
+/// assert_eq!((t.instructions, spaces), (3, vec![(1, 1), (3, 2)]));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct RunningTotals {
+    /// The sums; its spaces in order up to `ordered`, appended after.
+    sum: Totals,
+    /// How many of the spaces are in order, each once.
+    ordered: usize,
+}
+
+impl RunningTotals {
+    /// Adds the totals of one file (per-computation sums are kept per file, so they are
+    /// not added).
+    pub fn add(&mut self, t: &Totals) {
+        self.sum.add_counts(t);
+        let spaces = &mut self.sum.by_memory_space;
+        spaces.extend_from_slice(&t.by_memory_space);
+        if spaces.len() >= 2 * self.ordered.max(32) {
+            sum_by_space(spaces);
+            self.ordered = spaces.len();
+        }
+    }
+
+    /// The totals of every file added, their memory spaces in order.
+    pub fn into_totals(mut self) -> Totals {
+        sum_by_space(&mut self.sum.by_memory_space);
+        self.sum
     }
 }
 

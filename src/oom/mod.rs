@@ -9,7 +9,8 @@
 //! [`xlayout::hlo`](crate::hlo): the exact bytes, whether the printed ones agree after
 //! the report's rounding, the cause per padded dimension, the layout that pads least,
 //! and for a shape printed without tiles the TPU default tiling that reproduces its size.
-//! [`join`] finds each entry's instruction in the module's dump.
+//! [`join`] finds each entry's instruction in the module's dump; [`Named`] is the table of
+//! those instructions, each once, that the JSON refers to.
 //!
 //! Reading is a pure function from text to data, linear in the text, and never fails:
 //! what cannot be read is a [`Problem`] with its line and entry number.
@@ -31,12 +32,14 @@ mod join;
 mod label;
 mod lines;
 mod overage;
+mod problem;
 mod report;
 mod row;
 
 pub use entry::{Agreement, Entry, Expected, Printed, Recomputed};
 pub use header::{HloTemp, Part, Runtime};
-pub use join::{join, Joined};
+pub use join::{join, join_problems, DumpInstruction, Joined, Named, SHAPE_CHARS};
 pub use lines::{message_lines, report_lines};
-pub use report::{Kind, OomReport, Problem, Totals};
+pub use problem::Problem;
+pub use report::{Kind, OomReport, Totals};
 pub use row::EntryRow;

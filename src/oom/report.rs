@@ -11,8 +11,9 @@ use super::entry::{Entry, Printed};
 use super::header::{hlo_temp, part, runtime, split_note, HloTemp, Part, Runtime};
 use super::join::Joined;
 use super::lines::read_lines;
+use super::problem::{Problem, ProblemKind, Problems};
 use super::row::EntryRow;
-use crate::hlo::{decode, quote, Listing, Percent, Sizes, MAX_LISTED, MODULE_CANDIDATE_BUDGET};
+use crate::hlo::{decode, quote, Percent, Sizes, MODULE_CANDIDATE_BUDGET};
 
 /// Which compiler wrote the report.
 ///
@@ -36,103 +37,6 @@ pub enum Kind {
     /// Neither header was found (entries alone, pasted).
     #[default]
     Unknown,
-}
-
-/// A line that could not be read; or, after the first
-/// [`MAX_LISTED`](crate::hlo::MAX_LISTED) problems of one kind, one that counts the rest of
-/// that kind.
-///
-/// ```
-/// let r = xlayout::oom::OomReport::parse("1. Size: lots\n");
-/// assert_eq!((r.problems[0].line, r.problems[0].entry, r.problems[0].more), (1, Some(1), 0));
-/// // A million unreadable lines in an entry cost a counter, not a message each.
-/// let text = format!("1. Size: 4B\n   Shape: f32[]\n{}", "??\n".repeat(1_000_000));
-/// let r = xlayout::oom::OomReport::parse(&text);
-/// assert_eq!(r.problems.len(), 101);
-/// let last = &r.problems[100];
-/// assert_eq!((last.line, last.entry, last.more), (103, None, 999_900));
-/// assert_eq!(last.message, "999900 more unreadable lines from this line on are not listed (the first 100 of each kind are)");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// The line, from 1.
-    pub line: usize,
-    /// The entry it is in, if any.
-    pub entry: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-    /// 0 for a problem; for the one that follows the first
-    /// [`MAX_LISTED`](crate::hlo::MAX_LISTED) of a kind, how many more problems of that
-    /// kind there are, from its line on, not listed.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub more: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-/// The kinds of problem a report's reader lists at most
-/// [`MAX_LISTED`](crate::hlo::MAX_LISTED) of.
-#[derive(Clone, Copy)]
-enum ProblemKind {
-    /// A line in an entry that is no field of it.
-    UnreadableLine,
-    /// An entry whose size is missing or is no size: left out.
-    NoSize,
-    /// An entry whose shape could not be read.
-    ShapeNotRead,
-}
-
-impl ProblemKind {
-    const ALL: [ProblemKind; 3] =
-        [ProblemKind::UnreadableLine, ProblemKind::NoSize, ProblemKind::ShapeNotRead];
-
-    /// Problems of this kind, in words (plural).
-    fn plural(self) -> &'static str {
-        match self {
-            ProblemKind::UnreadableLine => "unreadable lines",
-            ProblemKind::NoSize => "entries without a readable size",
-            ProblemKind::ShapeNotRead => "entries whose shape was not read",
-        }
-    }
-}
-
-/// A report's problems as the reader meets them: the first
-/// [`MAX_LISTED`](crate::hlo::MAX_LISTED) of each kind listed, the rest counted.
-#[derive(Default)]
-struct Problems {
-    list: Vec<Problem>,
-    listing: Listing<3>,
-}
-
-impl Problems {
-    /// Adds a problem of `kind` on `line`; `message` is called only when it is listed.
-    fn add(
-        &mut self,
-        kind: ProblemKind,
-        line: usize,
-        entry: Option<u64>,
-        message: impl FnOnce() -> String,
-    ) {
-        if self.listing.admit(kind as usize, line) {
-            self.list.push(Problem { line, entry, message: message(), more: 0 });
-        }
-    }
-
-    /// The listed problems and one per kind that counts the rest, in line order.
-    fn into_vec(mut self) -> Vec<Problem> {
-        for (k, more, line) in self.listing.unlisted() {
-            let message = format!(
-                "{more} more {} from this line on are not listed (the first {MAX_LISTED} of each kind are)",
-                ProblemKind::ALL[k].plural()
-            );
-            self.list.push(Problem { line, entry: None, message, more });
-        }
-        // An entry's shape is read when the entry closes, after its later lines.
-        self.list.sort_by_key(|p| p.line);
-        self.list
-    }
 }
 
 /// The listed entries added up.

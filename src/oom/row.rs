@@ -96,22 +96,16 @@ pub struct EntryRow<'a> {
     pub best_layout: Option<&'a str>,
     /// That layout's `ArraySize`.
     pub best_bytes: Option<u64>,
-    /// With a dump: whether the label's instruction is in it.
+    /// With a dump: whether the label's instruction is in it (what the dump says of it, its
+    /// opcode, shape, `op_name` and source, is in the dump's table of named instructions,
+    /// once per instruction: [`Named`](super::Named)).
     pub hlo_found: Option<bool>,
     /// Its line in the dump.
     pub hlo_line: Option<usize>,
-    /// Its opcode in the dump.
-    pub hlo_opcode: Option<&'a str>,
-    /// Its result shape as the dump writes it.
-    pub hlo_shape: Option<&'a str>,
-    /// That shape's `ArraySize`.
+    /// The `ArraySize` of its shape in the dump.
     pub hlo_bytes: Option<u64>,
     /// Whether the dump's shape is the report's (after an inferred tiling).
     pub hlo_same_shape: Option<bool>,
-    /// Its whole `op_name` in the dump.
-    pub hlo_op_name: Option<&'a str>,
-    /// `file:line` of its source in the dump.
-    pub hlo_source: Option<&'a str>,
 }
 
 impl<'a> EntryRow<'a> {
@@ -166,13 +160,9 @@ impl<'a> EntryRow<'a> {
             best_layout: x.and_then(|x| x.best_layout.as_ref()).map(|b| b.layout.as_str()),
             best_bytes: x.and_then(|x| x.best_layout.as_ref()).map(|b| b.array_bytes),
             hlo_found: joined.filter(|_| e.instruction.is_some()).map(|j| j.is_some()),
-            hlo_line: j.map(|j| j.line),
-            hlo_opcode: j.map(|j| j.opcode),
-            hlo_shape: j.map(|j| j.shape),
-            hlo_bytes: j.and_then(|j| j.bytes),
+            hlo_line: j.map(|j| j.instruction.line),
+            hlo_bytes: j.and_then(|j| j.instruction.bytes),
             hlo_same_shape: j.and_then(|j| j.same_shape),
-            hlo_op_name: j.and_then(|j| j.op_name.as_deref()),
-            hlo_source: j.and_then(|j| j.source.as_deref()),
         }
     }
 }

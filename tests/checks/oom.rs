@@ -2,10 +2,12 @@
 //! pasted report, joined against the same bytes read as a module.
 //!
 //! Properties: no panic; every problem and entry on a line of the text; the totals count
-//! the entries; the report serializes to JSON; the join has one answer per entry.
+//! the entries; the report serializes to JSON; the join has one answer per entry, its notes
+//! are on lines of the text, at most 100 of a kind and a count, and the dump's table of named
+//! instructions serializes with each once.
 
-use xlayout::hlo::Module;
-use xlayout::oom::{join, OomReport};
+use xlayout::hlo::{Module, MAX_LISTED};
+use xlayout::oom::{join, join_problems, Named, OomReport};
 
 use super::Reached;
 
@@ -26,6 +28,18 @@ pub fn oom_text(data: &[u8]) -> Reached {
     let m = Module::parse(&text);
     let joined = join(&r.entries, &m);
     assert_eq!(joined.len(), r.entries.len());
+    let notes = join_problems(&r.entries, &joined);
+    assert!(notes.len() <= 2 * (MAX_LISTED + 1), "{} notes", notes.len());
+    for p in &notes {
+        assert!((1..=lines).contains(&p.line), "{p:?} of {lines} lines");
+    }
+    let mut named = Named::new(&m);
+    named.add(&joined);
+    named.add(&joined);
+    let found =
+        joined.iter().flatten().map(|j| j.instruction.id).collect::<std::collections::HashSet<_>>();
+    assert_eq!(named.len(), found.len());
+    serde_json::to_string(&named).expect("the table serializes");
     if r.entries.is_empty() {
         Reached::Refused
     } else {

@@ -46,11 +46,18 @@ pub enum Class {
     /// A module written on one line (XLA's parser is blind to line ends): many statements,
     /// each with strings and brackets, after the last on the same line.
     OneLine,
+    /// The dump for `xlayout oom --hlo`: a module of one instruction, `%f.1`, whose tuple
+    /// shape, `op_name` and `source_file` are each a third of the text (the last two with an
+    /// escaped quote, so that the reader holds them as copies of their own).
+    JoinDump,
+    /// The report for it: entries of about 150 bytes, each naming `f.1` with another shape
+    /// (`f32[]`), every tenth naming an instruction the dump does not have.
+    JoinReport,
 }
 
 impl Class {
     /// Every class, in the order of the issue's table.
-    pub const ALL: [Class; 15] = [
+    pub const ALL: [Class; 17] = [
         Class::Strings,
         Class::Comments,
         Class::LoneCr,
@@ -66,6 +73,8 @@ impl Class {
         Class::ShapeLines,
         Class::OomLines,
         Class::OneLine,
+        Class::JoinDump,
+        Class::JoinReport,
     ];
 
     /// Its name on the command line of the example.
@@ -86,6 +95,8 @@ impl Class {
             Class::ShapeLines => "shape-lines",
             Class::OomLines => "oom-lines",
             Class::OneLine => "one-line",
+            Class::JoinDump => "join-dump",
+            Class::JoinReport => "join-report",
         }
     }
 
@@ -285,6 +296,34 @@ pub fn generate(class: Class, len: usize) -> Vec<u8> {
         Class::OomLines => {
             s += "Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  Largest program allocations in hbm:\n  1. Size: 4B\n     Shape: f32[]\n";
             fill(&mut s, len, |s, _| *s += "??\n");
+        }
+        Class::JoinDump => {
+            let third = len / 3;
+            let shape = wide(count(third, 11));
+            let mut op_name = String::from("jit(f)/\\\"q\\\"/");
+            let rest = third.saturating_sub(op_name.len());
+            fill(&mut op_name, rest, |s, k| {
+                let _ = write!(s, "layer_{}/", k % 10);
+            });
+            let mut file = String::from("/src/\\\"q\\\"/");
+            let rest = third.saturating_sub(file.len());
+            fill(&mut file, rest, |s, _| *s += "d/");
+            let _ = write!(
+                s,
+                "HloModule m, is_scheduled=true\n\nENTRY %e {{\n  ROOT %f.1 = {shape} parameter(0), \
+                 metadata={{op_name=\"{op_name}\" source_file=\"{file}model.py\" source_line=7}}\n}}\n"
+            );
+        }
+        Class::JoinReport => {
+            s += "Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  Largest program allocations in hbm:\n\n";
+            fill(&mut s, len, |s, k| {
+                let name = if k % 10 == 9 { format!("gone.{k}") } else { String::from("f.1") };
+                let _ = write!(
+                    s,
+                    "  {}. Size: 4B\n     Shape: f32[]\n     Unpadded size: 4B\n     XLA label: {name} = parameter(0)\n     Allocation type: HLO temp\n     ==========================\n\n",
+                    k + 1
+                );
+            });
         }
     }
     s.into_bytes()

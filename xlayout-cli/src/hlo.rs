@@ -10,7 +10,7 @@ use serde::Serialize;
 use xlayout::draw;
 use xlayout::hlo::{
     Analysis, GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions,
-    ReportWithPeak, Row, Sum, Totals, REPORT_VERSION,
+    ReportWithPeak, Row, RunningTotals, Sum, Totals, REPORT_VERSION,
 };
 
 use super::args::{By, Format, Hlo};
@@ -168,6 +168,7 @@ impl Hlo {
         let total = RefCell::new(TotalJson::default());
         {
             let stream = Stream::new(|sink| {
+                let mut running = RunningTotals::default();
                 for file in files {
                     let (name, text, problems) = dump::read_module(file, stdin)?;
                     let mut module = Module::parse(&text);
@@ -190,11 +191,8 @@ impl Hlo {
                     if let Some(budget) = self.budget {
                         status |= dump::check_budget(&name, budget, &module, peak.as_ref());
                     }
-                    {
-                        let mut t = total.borrow_mut();
-                        t.files += 1;
-                        t.totals.merge(&report.totals);
-                    }
+                    total.borrow_mut().files += 1;
+                    running.add(&report.totals);
                     if let Some(page) = page.as_mut() {
                         let html = draw::HtmlOptions {
                             source: name.clone(),
@@ -208,6 +206,7 @@ impl Hlo {
                     }
                     self.emit(sink, &name, &report, peak.as_ref(), xla)?;
                 }
+                total.borrow_mut().totals = running.into_totals();
                 if files.len() > 1 {
                     let t = total.borrow();
                     sink.table_end(&format!("\n{}", self.total_table(files.len(), &t.totals)))?;

@@ -2,18 +2,22 @@
 //! `--hlo`, printed as a table for people or as TSV, CSV or JSON for scripts. No analysis
 //! happens here.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use xlayout::hlo::{decode, Diagnostic, Module, REPORT_VERSION};
-use xlayout::oom::{join, Entry, EntryRow, Joined, Kind, OomReport, Printed};
+use xlayout::hlo::{clip, decode, Diagnostic, InstrId, Module, REPORT_VERSION};
+use xlayout::oom::{
+    join, join_problems, Entry, EntryRow, Joined, Kind, Named, OomReport, Printed, SHAPE_CHARS,
+};
 
 use super::args::{Format, Oom, Units};
 use super::dump;
 use super::io::{self, Failure, Out, Stdin};
 use super::output::{
     self, aligned, chosen_format, human, row_table, warn, Cell, Column, Emitter, Fields, Files,
-    Stream,
+    Later, Stream,
 };
 use super::Status;
 
@@ -59,12 +63,8 @@ pub const COLUMNS: &[&str] = &[
     "best_bytes",
     "hlo_found",
     "hlo_line",
-    "hlo_opcode",
-    "hlo_shape",
     "hlo_bytes",
     "hlo_same_shape",
-    "hlo_op_name",
-    "hlo_source",
 ];
 
 /// A TSV row: the report's file, then an entry's record.
@@ -83,21 +83,23 @@ struct ReportJson<'a, R> {
     report: R,
 }
 
-/// The dump `--hlo` names, in the JSON output.
+/// The dump `--hlo` names, in the JSON output: after the reports, as `named` holds the
+/// instructions their entries name (each once).
 #[derive(Serialize)]
 struct DumpJson<'a> {
     file: &'a str,
     module: Option<&'a str>,
     instructions: usize,
     diagnostics: &'a [Diagnostic],
+    named: Named<'a>,
 }
 
-/// The JSON output: `{"version", "dump", "reports": [...]}`.
+/// The JSON output: `{"version", "reports": [...], "dump"}`.
 #[derive(Serialize)]
-struct Envelope<'a, 's> {
+struct Envelope<'a, 'd, 's> {
     version: u32,
-    dump: Option<DumpJson<'a>>,
     reports: Files<'a, 's>,
+    dump: Later<'a, Option<DumpJson<'d>>>,
 }
 
 impl Oom {
@@ -120,12 +122,14 @@ impl Oom {
             status |= dump::diagnostics(name, &m);
             m
         });
-        let dump_json = dump.as_ref().zip(module.as_ref()).map(|((name, _, _), m)| DumpJson {
-            file: name,
-            module: m.name,
-            instructions: m.instructions.len(),
-            diagnostics: &m.diagnostics,
-        });
+        let dump_json =
+            RefCell::new(dump.as_ref().zip(module.as_ref()).map(|((name, _, _), m)| DumpJson {
+                file: name,
+                module: m.name,
+                instructions: m.instructions.len(),
+                diagnostics: &m.diagnostics,
+                named: Named::new(m),
+            }));
         {
             let stream = Stream::new(|sink| {
                 for input in &self.inputs {
@@ -141,14 +145,17 @@ impl Oom {
                     }
                     let joined = module.as_ref().map(|m| join(&report.entries, m));
                     if let Some(j) = &joined {
-                        for (e, j) in report.entries.iter().zip(j) {
-                            if let Some(note) = dump_note(e, j.as_ref()) {
-                                warn(format_args!("{name}: entry {}: {note}", e.number));
-                            }
+                        // Notes, not problems of the report: the status stays.
+                        for p in join_problems(&report.entries, j) {
+                            warn(format_args!("{name}:{}: {}", p.line, p.message));
+                        }
+                        if let Some(d) = dump_json.borrow_mut().as_mut() {
+                            d.named.add(j);
                         }
                     }
                     if sink.wants(Format::Table) {
-                        sink.table(&self.table(&name, &report, joined.as_deref())?)?;
+                        let dump = module.as_ref().zip(joined.as_deref());
+                        sink.table(&self.table(&name, &report, dump)?)?;
                     }
                     let rows = report.entries.iter().enumerate().map(|(k, e)| FileRow {
                         file: &name,
@@ -162,19 +169,23 @@ impl Oom {
                 }
                 Ok(())
             });
-            let envelope =
-                Envelope { version: REPORT_VERSION, dump: dump_json, reports: stream.files() };
+            let envelope = Envelope {
+                version: REPORT_VERSION,
+                reports: stream.files(),
+                dump: Later(&dump_json),
+            };
             Emitter::new(format, out).run(COLUMNS, &stream, &envelope)?;
         }
         Ok(status)
     }
 
-    /// The table of one report, its sizes in `--bytes` units or as the report writes them.
+    /// The table of one report, its sizes in `--bytes` units or as the report writes them;
+    /// with `dump`, the module and each entry's instruction in it.
     fn table(
         &self,
         name: &str,
         r: &OomReport,
-        joined: Option<&[Option<Joined<'_>>]>,
+        dump: Option<(&Module<'_>, &[Option<Joined<'_>>])>,
     ) -> Result<String, Failure> {
         let unit = self.bytes.unwrap_or(if r.iec() { Units::Iec } else { Units::Oom });
         let b = |n: u64| human(unit, n);
@@ -317,6 +328,10 @@ impl Oom {
         let rows = r.entries.iter().map(|e| EntryRow::new(e, None));
         let table = row_table(rows, &columns, unit)?;
         let mut notes = Vec::new();
+        let against = dump.map(|(_, j)| join_problems(&r.entries, j)).unwrap_or_default();
+        let mut against = against.iter().peekable();
+        // Per instruction of the dump, the first entry that names it: it is described there.
+        let mut first: HashMap<InstrId, u64> = HashMap::new();
         for (k, e) in r.entries.iter().enumerate() {
             let x = e.recomputed.as_ref();
             let dash = || String::from("-");
@@ -361,23 +376,18 @@ impl Oom {
                 let source = e.source.as_ref().map_or_else(String::new, |s| format!(" ({s})"));
                 notes.push(format!("entry {}: op_name {op}{source}", e.number));
             }
-            if let Some(j) = joined {
-                let j = j.get(k).and_then(Option::as_ref);
-                if let Some(j) = j {
-                    let source =
-                        j.source.as_ref().map_or_else(String::new, |s| format!(", from {s}"));
-                    notes.push(format!(
-                        "entry {}: in the dump at line {}: {} = {} {}{source}",
-                        e.number,
-                        j.line,
-                        e.instruction.as_deref().unwrap_or("-"),
-                        j.shape,
-                        j.opcode
-                    ));
+            if let Some((m, joined)) = dump {
+                if let Some(j) = joined.get(k).and_then(Option::as_ref) {
+                    notes.push(in_the_dump(m, e, j, &mut first));
                 }
-                if let Some(note) = dump_note(e, j) {
-                    notes.push(format!("entry {}: {note}", e.number));
-                }
+            }
+            // What the dump says against the entries, as on standard error: at most 100 of
+            // each kind, then a count.
+            while let Some(p) = against.next_if(|p| p.line <= e.line) {
+                notes.push(match p.entry {
+                    Some(_) => p.message.clone(),
+                    None => format!("line {}: {}", p.line, p.message),
+                });
             }
         }
         s.push('\n');
@@ -414,14 +424,31 @@ fn sizeless_table(r: &OomReport, unit: Units) -> Result<String, Failure> {
     ))
 }
 
-/// What the dump says against the entry: its instruction has another shape, or is not in
-/// it.
-fn dump_note(e: &Entry, j: Option<&Joined<'_>>) -> Option<String> {
-    match (j, e.instruction.as_deref()) {
-        (Some(j), _) => j.difference(e),
-        (None, Some(name)) => Some(format!("`{name}` is not in the dump")),
-        (None, None) => None,
+/// The note that says where entry `e`'s instruction is in the dump `m`: its line, shape,
+/// opcode and source for the first entry that names it (each quoted to at most
+/// [`SHAPE_CHARS`] characters), the entry that said so for the others.
+fn in_the_dump(
+    m: &Module<'_>,
+    e: &Entry,
+    j: &Joined<'_>,
+    first: &mut HashMap<InstrId, u64>,
+) -> String {
+    let d = j.instruction;
+    let name = clip(e.instruction.as_deref().unwrap_or("-"), SHAPE_CHARS);
+    if let Some(k) = first.get(&d.id) {
+        return format!("entry {}: in the dump at line {}: {name}, as entry {k}", e.number, d.line);
     }
+    first.insert(d.id, e.number);
+    let source = m.source(d.id).map_or_else(String::new, |s| {
+        format!(", from {}", clip(&format!("{}:{}", s.file, s.line), SHAPE_CHARS))
+    });
+    format!(
+        "entry {}: in the dump at line {}: {name} = {} {}{source}",
+        e.number,
+        d.line,
+        clip(d.shape, SHAPE_CHARS),
+        clip(d.opcode, SHAPE_CHARS)
+    )
 }
 
 #[cfg(test)]

@@ -10,6 +10,10 @@ const LIMIT_KIB: u32 = 64 * 1024;
 
 use crate::support::Run;
 
+#[path = "../../../tests/hostile_inputs/mod.rs"]
+mod hostile_inputs;
+use hostile_inputs::Class;
+
 /// `xlayout ARGS < stdin` under the memory limit; `None` when no shell can impose it.
 fn limited(args: &[&str], stdin: &[u8]) -> Option<Run> {
     let exe = env!("CARGO_BIN_EXE_xlayout");
@@ -110,4 +114,44 @@ fn an_endless_line_is_answered_under_the_memory_limit() {
     let Some(run) = limited(&["explain", "-"], &shape) else { return };
     assert_eq!(run.status, 1);
     assert!(run.stderr.len() < 500, "{}", run.stderr.len());
+}
+
+/// Issue 31, item 7: `oom --hlo` on a 0.7 MB report whose every entry names one instruction
+/// of a 0.6 MB dump, an instruction whose shape, op_name and source file are a third of the
+/// dump each (880 MB on standard error, 2.5 GB of JSON and 1.6 GB of RSS before). In every
+/// format, under the memory limit: the output a few times the input, the dump's op_name
+/// written once, and on standard error 100 notes of each kind and a count of the rest.
+#[test]
+fn oom_joined_to_a_dump_writes_in_proportion_to_both() {
+    let dir = crate::support::scratch("oom-join");
+    let dump = dir.join("dump.txt");
+    let dump_text = hostile_inputs::generate(Class::JoinDump, 600_000);
+    std::fs::write(&dump, &dump_text).unwrap();
+    let report = hostile_inputs::generate(Class::JoinReport, 700_000);
+    let input = dump_text.len() + report.len();
+    let d = dump.to_str().unwrap();
+    for format in ["json", "tsv", "csv", "table"] {
+        let Some(run) = limited(&["oom", "--format", format, "--hlo", d, "-"], &report) else {
+            return;
+        };
+        assert_eq!(run.status, 0, "{format}: {}", &run.stderr[..run.stderr.len().min(2000)]);
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 2 * 101, "{format}");
+        assert!(lines.iter().all(|l| l.len() < 600), "{format}: {}", lines[0]);
+        assert!(lines[0].starts_with("standard input:4: entry 1: the dump's f.1 is (f32[1]{0}, "));
+        assert!(
+            lines[0].ends_with(" bytes of text) (no size), the report's f32[] (4 bytes)"),
+            "{}",
+            lines[0]
+        );
+        assert!(run.stdout.len() < 10 * input, "{format}: {} bytes for {input}", run.stdout.len());
+        // The op_name is written once (JSON), or quoted once at most (the table), or not
+        // at all (TSV, CSV: the instruction's line and size only).
+        let op_names = run.stdout.matches("jit(f)/").count();
+        let expected = match format {
+            "json" => 1,
+            _ => 0,
+        };
+        assert_eq!(op_names, expected, "{format}");
+    }
 }

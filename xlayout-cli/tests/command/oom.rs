@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::support::{self, xlayout};
 
 /// The columns, each (after `file`) a key of the JSON `entries`.
-const COLUMNS: [&str; 45] = [
+const COLUMNS: [&str; 41] = [
     "file",
     "entry",
     "line",
@@ -46,12 +46,8 @@ const COLUMNS: [&str; 45] = [
     "best_bytes",
     "hlo_found",
     "hlo_line",
-    "hlo_opcode",
-    "hlo_shape",
     "hlo_bytes",
     "hlo_same_shape",
-    "hlo_op_name",
-    "hlo_source",
 ];
 
 /// The rows of TSV output, each as the cells of `columns`.
@@ -98,7 +94,7 @@ fn tsv_has_a_row_per_entry() {
         "causes",
         "best_layout",
         "best_bytes",
-        "hlo_shape",
+        "hlo_bytes",
     ];
     let expected = [
         [
@@ -217,7 +213,8 @@ fn unreadable_entries_go_to_standard_error() {
     assert_eq!(errors[2], format!("{f}:8: entry 2: unreadable line: `Mystery line without a key`"));
 }
 
-/// `--hlo`: each label's instruction found in the dump, with its whole shape and source.
+/// `--hlo`: each label's instruction found in the dump, with its whole shape and source in
+/// the dump's table of named instructions, once each.
 #[test]
 fn labels_join_the_dump() {
     let r = xlayout(
@@ -243,10 +240,30 @@ fn labels_join_the_dump() {
     assert_eq!(e[0]["size_bytes"], 4_294_967_296u64);
     assert_eq!(e[0]["size_agrees"], true);
     assert_eq!((e[0]["hlo_found"].as_bool(), e[0]["hlo_line"].as_u64()), (Some(true), Some(6)));
-    assert_eq!(e[0]["hlo_shape"], "bf16[2048,1,2048,128]{0,1,3,2:T(4,128)(2,1)}");
+    assert_eq!(e[0]["hlo_bytes"], 4_294_967_296u64);
     assert_eq!(e[0]["hlo_same_shape"], true);
-    assert_eq!(e[1]["hlo_source"], "model.py:42");
-    assert_eq!(e[1]["hlo_op_name"], "aten__expand");
+    // What the dump says of each instruction the entries name: by name, each once.
+    let named = v["dump"]["named"].as_object().unwrap();
+    let names: Vec<&str> = named.keys().map(String::as_str).collect();
+    assert_eq!(names, ["broadcast.6042.remat3", "broadcast.6043.remat3"]);
+    let first = &named[e[0]["instruction"].as_str().unwrap()];
+    assert_eq!(
+        first,
+        &serde_json::json!({
+            "line": 6,
+            "computation": "SyncTensorsGraph.9",
+            "opcode": "broadcast",
+            "shape": "bf16[2048,1,2048,128]{0,1,3,2:T(4,128)(2,1)}",
+            "bytes": 4_294_967_296u64,
+            "op_name": "aten__expand",
+            "source": "model.py:41",
+        })
+    );
+    let second = &named[e[1]["instruction"].as_str().unwrap()];
+    assert_eq!(
+        (&second["source"], &second["op_name"]),
+        (&Value::from("model.py:42"), &Value::from("aten__expand"))
+    );
     let tsv = xlayout(
         &[
             "oom",
@@ -256,8 +273,9 @@ fn labels_join_the_dump() {
         ],
         b"",
     );
-    let row = &cells(&tsv.stdout, &["hlo_shape", "hlo_source"])[0];
-    assert_eq!(row, &["bf16[2048,1,2048,128]{0,1,3,2:T(4,128)(2,1)}", "model.py:41"]);
+    let rows = cells(&tsv.stdout, &["instruction", "hlo_found", "hlo_line", "hlo_bytes"]);
+    assert_eq!(rows[0], ["broadcast.6042.remat3", "yes", "6", "4294967296"]);
+    assert_eq!(rows[1], ["broadcast.6043.remat3", "yes", "8", "4294967296"]);
 }
 
 #[test]
@@ -372,8 +390,8 @@ fn the_dump_is_checked_against_the_report() {
         r.stderr.lines().collect::<Vec<_>>(),
         [
             format!("{d}:2: unreadable line: `not hlo at all`"),
-            format!("{rp}: entry 1: the dump's f.1 is f32[512,512]{{1,0}} (1048576 bytes), the report's f32[128,128]{{1,0}} (65536 bytes)"),
-            format!("{rp}: entry 2: `gone.2` is not in the dump"),
+            format!("{rp}:1: entry 1: the dump's f.1 is f32[512,512]{{1,0}} (1048576 bytes), the report's f32[128,128]{{1,0}} (65536 bytes)"),
+            format!("{rp}:4: entry 2: `gone.2` is not in the dump"),
         ]
     );
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
