@@ -58,6 +58,29 @@ fn py_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyString>> {
     PyString::from_bytes(py, s.as_bytes())
 }
 
+/// `items` as a Python tuple, or Python's `MemoryError` when Python cannot allocate it: PyO3's
+/// `PyTuple::new` panics then ("Python API call failed"), and a binding must not.
+fn py_tuple<'py, const N: usize>(
+    py: Python<'py>,
+    items: [Bound<'py, PyAny>; N],
+) -> PyResult<Bound<'py, PyTuple>> {
+    // N is a small constant of this file (the parts of a report).
+    let len = pyo3::ffi::Py_ssize_t::try_from(N).expect("a tuple of a few items");
+    // SAFETY: the GIL is held (`py`); PyTuple_New returns a new reference or null with
+    // Python's error set, which `from_owned_ptr_or_err` takes as that error.
+    let tuple = unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyTuple_New(len))? };
+    for (i, item) in (0..len).zip(items) {
+        // SAFETY: `tuple` is the new tuple of `len` slots made above, not yet seen by any
+        // other code, and `i < len`; PyTuple_SetItem steals the reference `into_ptr` gives
+        // up, also when it fails (then it returns -1 with Python's error set).
+        if unsafe { pyo3::ffi::PyTuple_SetItem(tuple.as_ptr(), i, item.into_ptr()) } != 0 {
+            return Err(PyErr::fetch(py));
+        }
+    }
+    // SAFETY: the object was made by PyTuple_New: it is a tuple.
+    Ok(unsafe { tuple.cast_into_unchecked() })
+}
+
 /// `xlayout.Error` for `error` when the text it is about is not at hand: the message alone,
 /// without a span that would point into nothing.
 fn error_without_text(error: &xlayout::Error) -> PyErr {
@@ -475,8 +498,16 @@ fn hlo_report<'py>(
         let with_peak = ReportWithPeak::new(&report, module.is_scheduled.then_some(&peak));
         Ok([json(&with_peak)?, json(&summary)?, html, json(&head)?])
     })?;
-    let texts = texts.iter().map(|t| py_str(py, t)).collect::<PyResult<Vec<_>>>()?;
-    PyTuple::new(py, texts)
+    let [a, b, c, d] = texts;
+    py_tuple(
+        py,
+        [
+            py_str(py, &a)?.into_any(),
+            py_str(py, &b)?.into_any(),
+            py_str(py, &c)?.into_any(),
+            py_str(py, &d)?.into_any(),
+        ],
+    )
 }
 
 /// What `xlayout.relayouts` needs of one module, as JSON: its name and [`Relayouts`]

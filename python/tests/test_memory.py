@@ -21,7 +21,7 @@ CHILD = textwrap.dedent(
         "repr": lambda: repr(s),
         "svg": lambda: s._repr_svg_(),
         "oom": lambda: xlayout._xlayout.oom_report(report),
-        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", "m", 5),
+        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", "m", 5, 0),
         "error": lambda: xlayout.Shape("f32[3,5]{1,0:T(0,2)}"),
         "relayout": lambda: xlayout._xlayout.relayout(data, src, s, None),
         "overlap": lambda: xlayout._xlayout.relayout(data, src, src, data),
