@@ -6,7 +6,7 @@
 # run, and `plain` (an ordinary module as dense in instructions as the densest classes) the
 # baseline. `hlo`, `peak` and `oom` print their tables (`--format table`): a pipe would otherwise
 # get TSV, a row per instruction, output as large as the input. Prints a Markdown table
-# (BENCHMARKS.md, "Hostile input, second round").
+# (BENCHMARKS.md, "Hostile input"; its history in docs/benchmarks-history.md).
 #
 # Two classes are not in the default list (issue 31's, run by name): `join`, `oom --hlo` on
 # a report of MB megabytes whose every entry names the one instruction of a dump of 6/7 of

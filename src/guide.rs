@@ -186,7 +186,7 @@
 //!
 //! `tile.view[[r, c]]` works too, and is the way into a tile of any other shape; it computes
 //! an in-tile offset and checks the index for every element, which made the layer norm below
-//! take 2.6 times as long as with row pairs (`BENCHMARKS.md`). `examples/layer_norm.rs` is a whole kernel in the fast style (a bf16
+//! take 2.6 times as long as with row pairs (`docs/benchmarks-history.md`). `examples/layer_norm.rs` is a whole kernel in the fast style (a bf16
 //! layer norm, checked to the bit against the same kernel on a row-major array);
-//! `BENCHMARKS.md` has its speed next to that version, and the cost of packed access next to
+//! `docs/benchmarks-history.md` has its speed next to that version, and the cost of packed access next to
 //! a hand-written shift and mask.

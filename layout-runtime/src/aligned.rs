@@ -20,7 +20,7 @@ const ALIGN: usize = 64;
 /// Why: the relayout kernels write whole 32- and 64-byte pieces with streaming stores, and
 /// those need the destination on such a boundary; the system allocator puts a large
 /// `Vec<u8>` 16 bytes past one, where the same bf16 relayout measured 12.4-14.0 GB/s against
-/// 15.1-16.4 (BENCHMARKS.md). [`HeapBuffer`](crate::HeapBuffer) and
+/// 15.1-16.4 (docs/benchmarks-history.md). [`HeapBuffer`](crate::HeapBuffer) and
 /// [`RelayoutPlan::run_owned`](crate::RelayoutPlan::run_owned) allocate with it.
 ///
 /// ```

@@ -28,7 +28,7 @@
 //!   quarter runs one slice). On a 2-core AMD EPYC (Zen 3) guest the measuring run of the
 //!   eight benchmark cases took 0.89-1.24 of the time of a later run under load (median
 //!   1.05), and 0.91-1.85 in two runs on the quiet machine; on a loaded Zen 4 guest, with
-//!   the copy below and AVX-512's candidates, 1.03-1.46 (BENCHMARKS.md).
+//!   the copy below and AVX-512's candidates, 1.03-1.46 (docs/benchmarks-history.md).
 //! - A streaming copy is timed beside the candidates, on the next slices (from source
 //!   bytes not read yet into destination bytes not written yet, which the rest of the run
 //!   writes): a winner slower than the copy by more than its own spread is measured again
@@ -120,7 +120,7 @@ impl Settings {
             levels.extend(others.filter_map(Level::new));
         } else if reads.widths && !self.forced.simd && rules.level.simd() == Simd::Avx512 {
             // Runs stream 64 bytes a store at this level, 16 at SSE2's (and AVX2's): on a
-            // Zen 4 either was the faster, by the loop order (BENCHMARKS.md).
+            // Zen 4 either was the faster, by the loop order (docs/benchmarks-history.md).
             levels.extend(Level::new(Simd::Sse2));
         }
         let mut streams = Vec::from([rules.stream]);

@@ -27,7 +27,7 @@ fn slices(c: &Candidates) -> usize {
 /// 0.5 MiB (a 64 MiB block in 128 slices) took 35 µs on a Zen 4 guest, where the
 /// clock's reads, the flush of the slice and the first lines' misses weigh on it, and two
 /// measuring runs of the f32 `T(8,128)` plan chose different loop orders in 2 of 5
-/// tries; with 1 MiB slices (BENCHMARKS.md).
+/// tries; with 1 MiB slices (docs/benchmarks-history.md).
 const SLICE_BYTES: usize = 1 << 20;
 
 /// How many slices to ask [`cuts`] for, to cut a block of `bytes` into, to time `timed` at
@@ -47,7 +47,7 @@ fn slice_count(bytes: usize, timed: usize) -> usize {
 /// it, or below the fastest one's own spread where that is larger, they count as equally
 /// fast. Two measuring runs of the eight benchmark cases on a loaded Zen 4 guest disagreed
 /// in six, each time between candidates 0.6-8% apart with spreads of 1-11%
-/// (BENCHMARKS.md).
+/// (docs/benchmarks-history.md).
 const NOISE_FLOOR: f64 = 0.03;
 
 /// What a measuring run is for.

@@ -130,7 +130,7 @@ pub(super) fn tiles_inside(t: Transpose, xb: usize, yb: usize, src: usize, dst: 
 ///
 /// The one kernel that reads and writes through pointers rather than slices: bounds are
 /// checked once for the whole transpose, where indexing each of the 24 rows of a tile kept
-/// that many offsets live, spilled them, and ran at 0.7 of this speed (BENCHMARKS.md).
+/// that many offsets live, spilled them, and ran at 0.7 of this speed (docs/benchmarks-history.md).
 ///
 /// # Safety
 /// The CPU must run AVX2.

@@ -109,7 +109,7 @@ pub(in super::super) unsafe fn copy_lines<L: Line>(l: L, dst: &mut [u8], src: &[
     let (middle, tail) = rest.split_at_mut(whole);
     // The partial lines only where there are some: a copy of no bytes is still a call to
     // `memcpy`, two per run of a tile (512 bytes in an f32 `T(8,128)` tile), which cost
-    // 0.78 against 0.90 of a copy's speed (BENCHMARKS.md).
+    // 0.78 against 0.90 of a copy's speed (docs/benchmarks-history.md).
     if !head.is_empty() {
         head.copy_from_slice(&src[..first]);
     }

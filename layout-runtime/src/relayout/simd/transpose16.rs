@@ -20,7 +20,7 @@
 //! So every element goes through one kernel, and every line is read by one walk: with the
 //! first 12 and last 20 columns split off to the AVX2 kernel (the benchmark's source
 //! starts 16 bytes past a line), which read again the lines they share with the body, the
-//! 3-D case ran at 11.4-11.6 GB/s against 13.9-15.5 for this (BENCHMARKS.md).
+//! 3-D case ran at 11.4-11.6 GB/s against 13.9-15.5 for this (docs/benchmarks-history.md).
 
 use core::arch::x86_64::{
     __m512i, _mm512_loadu_si512, _mm512_mask_storeu_epi32, _mm512_maskz_loadu_epi32,
@@ -41,7 +41,7 @@ type E4 = [u8; 4];
 /// 64-byte non-temporal stores in the same run: no prefetch 0.51, 32 rows ahead 0.85, 64
 /// rows 0.96, 128 rows 0.99 (a scratch kernel of the same walk, aligned: 48 rows 1.15, 64
 /// rows 1.20, 96 rows 1.17); asking also for the line after the tile's, which the next
-/// strip reads, 0.66-0.71 (BENCHMARKS.md).
+/// strip reads, 0.66-0.71 (docs/benchmarks-history.md).
 const AHEAD: usize = 64;
 
 /// Columns of a strip: two tiles of 16.
