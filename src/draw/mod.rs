@@ -28,13 +28,13 @@ mod geometry;
 mod html;
 mod map;
 mod svg;
+mod window;
 
 #[cfg(feature = "hlo")]
 pub use html::{report_html, HtmlOptions, HtmlPage, PAGE_MAPS};
-pub use map::{
-    map_svg, MapOptions, Window, DEFAULT_CELLS, DEFAULT_ROWS, MAX_CELLS, MAX_MEMORY_ROW,
-};
+pub use map::{map_svg, MapOptions, DEFAULT_CELLS, DEFAULT_ROWS};
 pub use svg::escape;
+pub use window::{Window, MAX_CELLS, MAX_MEMORY_ROW};
 
 /// For each tile level of `plan` (first applied first), how many consecutive positions of
 /// memory one of its tiles takes: the grid divided among that level's tiles, which is more
