@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::lex::{for_each_top_level, split_top_level};
+use super::walk::{for_each_top_level, split_top_level};
 
 macro_rules! call_attributes {
     ($($variant:ident = $text:literal,)*) => {

@@ -25,7 +25,27 @@
 
 use std::ops::ControlFlow;
 
-use super::lex::{walk_line, Event, Kind, BRACKETS_AND_BLANKS};
+use super::walk::{walk_line, Event, BRACKETS_AND_BLANKS};
+
+/// What a statement is, from its first line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `HloModule name, attributes...`
+    Module,
+    /// `[ENTRY] name [(signature) -> result] {`: the statement text ends before the `{`
+    /// when `opens_body`.
+    Computation { opens_body: bool },
+    /// `}` closing a computation.
+    End,
+    /// `[ROOT] name = shape opcode(operands), attributes...`
+    Instruction,
+    /// `FileNames`, `FunctionNames`, `FileLocations`, `StackFrames`.
+    TableHeader,
+    /// `1 "file.py"` or `1 {file_name_id=1 ...}` under a table header.
+    TableRow,
+    /// Anything else: reported and skipped.
+    Unreadable,
+}
 
 /// What one line of a statement says about its end.
 pub(crate) struct LineEnd {

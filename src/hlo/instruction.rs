@@ -9,12 +9,10 @@ use serde::Serialize;
 
 use super::attribute::{alias_pairs, AliasPair, CallAttribute, FusionKind};
 use super::id::{CompId, InstrId, ShapeId};
-use super::lex::{
-    for_each_top_level, is_name_byte, keyword, matching_close, split_name, walk, Event,
-    BRACKETS_AND_BLANKS,
-};
+use super::lex::{is_name_byte, keyword, split_name};
 use super::metadata::Metadata;
 use super::opcode::Opcode;
+use super::walk::{for_each_top_level, matching_close, walk, Event, BRACKETS_AND_BLANKS};
 
 /// The part before the result shape.
 pub(crate) struct Head<'t> {

@@ -64,6 +64,7 @@ mod relayouts;
 mod report;
 mod sizes;
 pub mod units;
+mod walk;
 mod work;
 
 pub use alloc::{

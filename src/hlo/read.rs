@@ -11,10 +11,11 @@ use super::attribute::alias_pairs;
 use super::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
 use super::instruction::{self, Instruction, Operand};
-use super::lex::{for_each_top_level, split_name, Kind, Statement, Statements, TABLES};
+use super::lex::{split_name, Kind, Statement, Statements, TABLES};
 use super::metadata::Metadata;
 use super::module::{CallContext, Computation, Module, TextMap};
 use super::opcode::Opcode;
+use super::walk::for_each_top_level;
 
 /// A shape read once: its id, or the diagnostic message and column offset of its error.
 type Cached = Result<ShapeId, (String, usize)>;
