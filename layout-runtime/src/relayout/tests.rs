@@ -6,7 +6,9 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
+#[cfg(feature = "rayon")]
 use super::decompose::Block;
+#[cfg(feature = "rayon")]
 use super::engine::Blocks;
 use super::*;
 

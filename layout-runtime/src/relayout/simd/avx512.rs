@@ -139,7 +139,17 @@ impl Vector for __m512i {
             // 64-byte aligned (it faults otherwise) and needs AVX-512 F (this trait's
             // contract): `out` is a `&mut [u8; 64]`, exclusively ours, whose address was
             // just checked.
-            unsafe { _mm512_stream_si512(out.as_mut_ptr().cast(), self) }
+            #[cfg(not(miri))]
+            unsafe {
+                _mm512_stream_si512(out.as_mut_ptr().cast(), self)
+            }
+            // Miri cannot run the non-temporal store (inline assembly in `core::arch`):
+            // an aligned typed store with the same preconditions, which Miri checks.
+            // SAFETY: as above: `out` is valid for 64 bytes of writes and 64-byte aligned.
+            #[cfg(miri)]
+            unsafe {
+                out.as_mut_ptr().cast::<__m512i>().write(self)
+            }
         } else if stream {
             // Four 16-byte quarters: `put16` streams them where they are 16-byte aligned.
             let q = [
