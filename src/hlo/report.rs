@@ -391,9 +391,10 @@ impl Analysis<'_, '_> {
 /// assert_eq!(names(&r.top_expansion), ["a", "c", "b"]); // 12.8x, 12.8x, 1.02x
 /// ```
 #[derive(Clone, Debug)]
-pub struct Report<'r, 'm, 't> {
-    /// What the report is of.
-    pub analysis: &'r Analysis<'m, 't>,
+pub struct Report<'a, 't> {
+    /// What the report is of (borrowed for as long as the report: a shared borrow of the
+    /// analysis shortens to it, so one lifetime serves both).
+    pub analysis: &'a Analysis<'a, 't>,
     /// What it lists.
     pub options: ReportOptions,
     /// The totals.
@@ -409,9 +410,9 @@ pub struct Report<'r, 'm, 't> {
     pub groups: Vec<Keyed<String>>,
 }
 
-impl<'r, 'm, 't> Report<'r, 'm, 't> {
+impl<'a, 't> Report<'a, 't> {
     /// Sums and ranks.
-    pub fn new(analysis: &'r Analysis<'m, 't>, options: ReportOptions) -> Self {
+    pub fn new(analysis: &'a Analysis<'a, 't>, options: ReportOptions) -> Self {
         let m = analysis.module;
         let mut totals = Totals { instructions: m.instructions.len() as u64, ..Totals::default() };
         // By space, in order: a module may put every instruction in a space of its own.
@@ -591,12 +592,12 @@ pub fn op_prefix(op_name: Option<&str>, depth: Option<usize>) -> String {
     name[..end].to_string()
 }
 
-impl Serialize for Report<'_, '_, '_> {
+impl Serialize for Report<'_, '_> {
     /// `{"module", "is_scheduled", "entry", "lines", "totals", "top": {"allocated",
     /// "padding", "expansion"}, "groups"?, "instructions", "diagnostics"}`; rows as [`Row`].
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Rows<'a, 'm, 't>(&'a Analysis<'m, 't>, &'a [InstrId]);
-        impl Serialize for Rows<'_, '_, '_> {
+        struct Rows<'a, 't>(&'a Analysis<'a, 't>, &'a [InstrId]);
+        impl Serialize for Rows<'_, '_> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let mut seq = s.serialize_seq(Some(self.1.len()))?;
                 for &i in self.1 {
@@ -606,10 +607,10 @@ impl Serialize for Report<'_, '_, '_> {
             }
         }
         #[derive(Serialize)]
-        struct Top<'a, 'm, 't> {
-            allocated: Rows<'a, 'm, 't>,
-            padding: Rows<'a, 'm, 't>,
-            expansion: Rows<'a, 'm, 't>,
+        struct Top<'a, 't> {
+            allocated: Rows<'a, 't>,
+            padding: Rows<'a, 't>,
+            expansion: Rows<'a, 't>,
         }
         let a = self.analysis;
         let m = a.module;
