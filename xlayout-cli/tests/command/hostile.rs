@@ -10,9 +10,7 @@ const LIMIT_KIB: u32 = 64 * 1024;
 
 use crate::support::Run;
 
-#[path = "../../../tests/hostile_inputs/mod.rs"]
-mod hostile_inputs;
-use hostile_inputs::Class;
+use xlayout_test_support::hostile::{self as hostile_inputs, Class};
 
 /// `xlayout ARGS < stdin` under the memory limit; `None` when no shell can impose it.
 fn limited(args: &[&str], stdin: &[u8]) -> Option<Run> {
@@ -123,7 +121,7 @@ fn an_endless_line_is_answered_under_the_memory_limit() {
 /// written once, and on standard error 100 notes of each kind and a count of the rest.
 #[test]
 fn oom_joined_to_a_dump_writes_in_proportion_to_both() {
-    let dir = crate::support::scratch("oom-join");
+    let dir = crate::support::scratch!("oom-join");
     let dump = dir.join("dump.txt");
     let dump_text = hostile_inputs::generate(Class::JoinDump, 600_000);
     std::fs::write(&dump, &dump_text).unwrap();

@@ -374,7 +374,7 @@ fn no_report_is_an_error() {
 /// reading problems are said.
 #[test]
 fn the_dump_is_checked_against_the_report() {
-    let dir = support::scratch("oom-dump");
+    let dir = support::scratch!("oom-dump");
     let dump = dir.join("dump.txt");
     std::fs::write(&dump, "%f.1 = f32[512,512]{1,0} negate(%x)\nnot hlo at all\n").unwrap();
     let report = dir.join("report.txt");
