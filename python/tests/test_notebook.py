@@ -55,7 +55,7 @@ def test_rich_outputs_render_in_chromium(chromium, tmp_path, monkeypatch):
     assert text.count('<g class="cell"') >= 15
     assert 'data-index="2,3" data-offset="17"' in text  # Figure 1 of XLA's document
     # The report's tables were made sortable by its script: it ran inside the page.
-    assert text.count('data-sortable="ready"') == 5
+    assert text.count('data-sortable="ready"') == 6
     assert "Arg_0.1" in text and "{1,2,0:T(8,128)(2,1)}" in text
 
     shot = REPO / "target" / "python-notebook.png"

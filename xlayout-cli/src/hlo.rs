@@ -16,8 +16,8 @@ use super::dump::{self, XlaAssignment};
 use super::io::{usage, Failure, Out, Stdin};
 use super::load::{ModuleFiles, Want};
 use super::output::{
-    self, aligned, both, chosen_format, count, human, row_table, warn, Column, Emitter, Fields,
-    FileReport, Head, Rows,
+    self, aligned, both, chosen_format, computation_names, count, human, names, row_table, warn,
+    ByName, Column, Emitter, Fields, FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -42,7 +42,8 @@ pub const COLUMNS: &[&str] = &[
     "ownership",
     "owned_bytes",
     "op_name",
-    "source",
+    "source_file",
+    "source_line",
     "causes",
     "best_layout",
     "best_bytes",
@@ -277,7 +278,7 @@ impl Hlo {
             let rows = list.iter().map(|&i| {
                 let owned = a.buffers[i].owned;
                 TopRow {
-                    row: a.row(i),
+                    row: report.row(i),
                     owned_padding_bytes: owned.padding_bytes(),
                     owned_expansion: owned.expansion(),
                 }
@@ -407,15 +408,16 @@ impl FileReport for HloFile<'_, '_> {
     fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
         let report = self.report.report;
         let file = self.file;
-        match report.options.group_by {
-            Some(group_by) => {
-                rows.all(report.groups.iter().map(|group| GroupRow { file, group_by, group }))
-            }
-            None => {
-                let a = report.analysis;
-                rows.all(a.module.instructions.ids().map(|i| FileRow { file, row: a.row(i) }))
-            }
+        if let Some(group_by) = report.options.group_by {
+            let groups = report.groups.iter().map(|group| GroupRow { file, group_by, group });
+            return rows.all(groups, &[]);
         }
+        let m = report.analysis.module;
+        let named = [
+            ByName { column: "computation", name: &computation_names(m) },
+            ByName { column: "source_file", name: &names(report.source_files.names()) },
+        ];
+        rows.all(m.instructions.ids().map(|i| FileRow { file, row: report.row(i) }), &named)
     }
 }
 
@@ -491,7 +493,8 @@ mod tests {
         let m = Module::parse("%a = f32[2]{0} parameter(0)\n%b = f32[3]{0:T(0)} negate(%a)\n");
         let a = Analysis::new(&m);
         for i in m.instructions.ids() {
-            assert_eq!(super::super::output::keys(&FileRow { file: "f", row: a.row(i) }), COLUMNS);
+            let row = FileRow { file: "f", row: Report::new(&a, ReportOptions::default()).row(i) };
+            assert_eq!(super::super::output::keys(&row), COLUMNS);
         }
         let r = Report::new(
             &a,

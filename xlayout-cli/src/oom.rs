@@ -15,8 +15,8 @@ use super::args::{Oom, Units};
 use super::dump;
 use super::io::{self, Failure, Out, Stdin};
 use super::output::{
-    self, aligned, chosen_format, human, row_table, warn, Cell, Column, Emitter, Fields,
-    FileReport, Head, Rows,
+    self, aligned, chosen_format, human, names, row_table, warn, ByName, Cell, Column, Emitter,
+    Fields, FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -440,10 +440,12 @@ impl<R: Serialize> FileReport for ReportJson<'_, R> {
 
     fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
         let joined = self.dump.map(|(_, j)| j);
-        rows.all(self.read.entries.iter().enumerate().map(|(k, e)| FileRow {
+        let entries = self.read.entries.iter().enumerate().map(|(k, e)| FileRow {
             file: self.file,
             row: EntryRow::new(e, joined.map(|j| j[k].as_ref())),
-        }))
+        });
+        let spaces = names(&self.read.memory_spaces);
+        rows.all(entries, &[ByName { column: "memory_space", name: &spaces }])
     }
 }
 

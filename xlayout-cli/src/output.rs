@@ -26,7 +26,9 @@ pub use self::cell::{record, Cell};
 pub use self::flat::flat;
 #[cfg(test)]
 pub use self::flat::keys;
-pub use self::table::{aligned, better, both, count, human, row_table, why, Column, Fields};
+pub use self::table::{
+    aligned, better, both, computation_names, count, human, names, row_table, why, Column, Fields,
+};
 
 /// `--format` as given, or a table on a terminal and TSV otherwise.
 pub fn chosen_format(format: Option<Format>) -> Format {
@@ -175,10 +177,28 @@ pub struct Rows<'s, 'o> {
     buf: String,
 }
 
+/// A column whose numbers stand for names the JSON writes once, in a table beside the rows
+/// (`computations`, `source_files`, `memory_spaces`): TSV and CSV write the name instead, as
+/// a table shows it (cut to [`NAME_CHARS`](xlayout::hlo::NAME_CHARS) characters, its
+/// length said), so a script reads the name and a long one costs a bounded cell.
+pub struct ByName<'n> {
+    /// The column.
+    pub column: &'static str,
+    /// The name of each number, as a table shows it (`None` for a number of no name).
+    pub name: &'n dyn Fn(usize) -> Option<String>,
+}
+
 impl Rows<'_, '_> {
-    /// Writes `row`, a struct whose fields are the columns (in order).
-    pub fn push<R: Serialize>(&mut self, row: &R) -> Result<(), Failure> {
-        let cells = flat(row)?;
+    /// Writes `row`, a struct whose fields are the columns (in order), the numbers of its
+    /// `named` columns as their names.
+    pub fn push<R: Serialize>(&mut self, row: &R, named: &[ByName<'_>]) -> Result<(), Failure> {
+        let mut cells = flat(row)?;
+        for (key, cell) in &mut cells {
+            let Some(n) = named.iter().find(|n| n.column == key) else { continue };
+            if let Cell::Int(k) = *cell {
+                *cell = usize::try_from(k).ok().and_then(n.name).map_or(Cell::Null, Cell::Text);
+            }
+        }
         debug_assert_eq!(
             cells.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
             self.columns.to_vec(),
@@ -193,9 +213,13 @@ impl Rows<'_, '_> {
         Ok(())
     }
 
-    /// Writes every row of `rows`.
-    pub fn all<R: Serialize>(&mut self, rows: impl IntoIterator<Item = R>) -> Result<(), Failure> {
-        rows.into_iter().try_for_each(|row| self.push(&row))
+    /// Writes every row of `rows`, the numbers of the `named` columns as their names.
+    pub fn all<R: Serialize>(
+        &mut self,
+        rows: impl IntoIterator<Item = R>,
+        named: &[ByName<'_>],
+    ) -> Result<(), Failure> {
+        rows.into_iter().try_for_each(|row| self.push(&row, named))
     }
 }
 
@@ -245,7 +269,7 @@ mod tests {
             Ok(format!("{} has {}\n", self.name, self.n))
         }
         fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
-            rows.push(self)
+            rows.push(self, &[])
         }
     }
 

@@ -16,8 +16,8 @@ use super::dump::{self, XlaAssignment, XlaLiveRange};
 use super::io::{Failure, Out, Stdin};
 use super::load::{ModuleFiles, Want};
 use super::output::{
-    aligned, both, chosen_format, count, human, row_table, warn, Column, Emitter, Fields,
-    FileReport, Head, Rows,
+    aligned, both, chosen_format, count, human, names, row_table, warn, ByName, Column, Emitter,
+    Fields, FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -306,6 +306,11 @@ impl PeakArgs {
                 }
             };
             let live = |f: &Fields| format!("{}-{}", f.text("start"), f.text("end"));
+            let computations = names(&p.computations);
+            let computation = |f: &Fields| {
+                let k = f.number("computation").and_then(|k| usize::try_from(k).ok());
+                k.and_then(&computations).unwrap_or_else(|| String::from("-"))
+            };
             let columns = [
                 &Column::Bytes("bytes", "bytes"),
                 &Column::Bytes("cumulative", "cumulative_bytes"),
@@ -313,7 +318,7 @@ impl PeakArgs {
                 &Column::Bytes("data", "logical_bytes"),
                 &Column::Made("value", &value),
                 &Column::Field("opcode", "opcode"),
-                &Column::Field("computation", "computation"),
+                &Column::Made("computation", &computation),
                 &Column::Field("shape", "shape"),
                 &Column::Made("live", &live),
                 &Column::Field("op_name", "op_name"),
@@ -331,7 +336,8 @@ impl FileReport for FileJson<'_> {
 
     fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
         let (file, live_range_peak_step) = (self.file, self.peak.live_range_peak_step);
-        rows.all(self.peak.live.iter().map(|row| FileRow { file, live_range_peak_step, row }))
+        let live = self.peak.live.iter().map(|row| FileRow { file, live_range_peak_step, row });
+        rows.all(live, &[ByName { column: "computation", name: &names(&self.peak.computations) }])
     }
 }
 

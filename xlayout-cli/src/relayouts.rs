@@ -6,13 +6,14 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use xlayout::hlo::{Relayout, Relayouts, REPORT_VERSION};
+use xlayout::hlo::{ComputationNames, Relayout, Relayouts, REPORT_VERSION};
 
 use super::args::Relayouts as RelayoutsArgs;
 use super::io::{Failure, Out, Stdin};
 use super::load::ModuleFiles;
 use super::output::{
-    both, chosen_format, count, row_table, Column, Emitter, Fields, FileReport, Head, Rows,
+    both, chosen_format, computation_names, count, row_table, ByName, Column, Emitter, Fields,
+    FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -58,6 +59,8 @@ struct FileJson<'a> {
     /// The bytes moved to change layouts, in all.
     moved_bytes: u64,
     rows: &'a [Relayout<'a>],
+    /// The names of the module's computations, by the number a row gives.
+    computations: ComputationNames<'a, 'a>,
     #[serde(skip)]
     args: &'a RelayoutsArgs,
 }
@@ -76,6 +79,7 @@ impl RelayoutsArgs {
                 free: r.free,
                 moved_bytes: r.moved_bytes,
                 rows: &r.rows,
+                computations: ComputationNames(m.module),
                 args: self,
             })?;
             Ok(0)
@@ -141,7 +145,9 @@ impl FileReport for FileJson<'_> {
     }
 
     fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
-        rows.all(self.rows.iter().map(|row| FileRow { file: self.file, row }))
+        let named =
+            [ByName { column: "computation", name: &computation_names(self.computations.0) }];
+        rows.all(self.rows.iter().map(|row| FileRow { file: self.file, row }), &named)
     }
 }
 

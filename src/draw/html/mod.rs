@@ -23,7 +23,7 @@ use self::peak::{listed, peak_section};
 use self::relayouts::relayouts_section;
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{InstrId, Peak, PeakOptions, Report, Sizes};
+use crate::hlo::{shown, InstrId, Peak, PeakOptions, Report, Sizes};
 
 /// What [`report_html`] shows.
 ///
@@ -448,12 +448,13 @@ fn instruction_table(
     p: &str,
 ) {
     let a = report.analysis;
+    let m = a.module;
     let _ = write!(
         out,
         "<div class=\"wide\"><table class=\"sortable\" id=\"{p}table-{id}\"><thead><tr>{ROW_HEAD}</tr></thead><tbody>"
     );
     for (rank, &i) in list.iter().enumerate() {
-        let row = a.row(i);
+        let row = report.row(i);
         let s = a.buffers[i].owned;
         let _ = write!(
             out,
@@ -462,7 +463,7 @@ fn instruction_table(
             rank + 1,
             escape(row.instruction),
             escape(row.opcode),
-            escape(row.computation.unwrap_or("-"))
+            escape(&shown(m.computation_name(i).unwrap_or("-")))
         );
         match maps.of_instruction.get(&i) {
             Some(k) => {
@@ -489,7 +490,7 @@ fn instruction_table(
                 _ => String::new(),
             }),
             escape(row.op_name.unwrap_or("")),
-            escape(row.source.as_deref().unwrap_or("")),
+            escape(&m.source(i).map_or_else(String::new, |s| format!("{}:{}", shown(&s.file), s.line))),
             row.line,
             row.line
         );

@@ -2,7 +2,7 @@
 //! report's rows made from the same fields as its TSV, CSV and JSON ([`row_table`]).
 
 use serde::Serialize;
-use xlayout::hlo::units;
+use xlayout::hlo::{shown, units, CompId, Module};
 
 use super::super::args::Units;
 use super::super::io::Failure;
@@ -39,6 +39,20 @@ fn or_dash(s: String) -> String {
     } else {
         s
     }
+}
+
+/// The name of computation number `k` of `m`, as a table shows it ([`shown`]): for the rows
+/// whose `computation` is that number.
+pub fn computation_names<'m>(m: &'m Module<'_>) -> impl Fn(usize) -> Option<String> + 'm {
+    move |k| {
+        let c = (k < m.computations.len()).then(|| CompId::new(k))?;
+        Some(shown(m.computations[c].name).into_owned())
+    }
+}
+
+/// Name number `k` of `table`, as a table shows it ([`shown`]).
+pub fn names<S: AsRef<str>>(table: &[S]) -> impl Fn(usize) -> Option<String> + '_ {
+    move |k| table.get(k).map(|name| shown(name.as_ref()).into_owned())
 }
 
 /// A table cell holds at most this many characters (a tuple's shape can be megabytes long;
