@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The release build on the hostile inputs of tests/hostile_inputs/ (the second hostile-input
-# round), each generated into a scratch directory, measured, and deleted: CPU seconds (user +
+# The release build on the hostile inputs of tests/support/src/hostile.rs (the second
+# hostile-input round), each generated into a scratch directory, measured, and deleted: CPU seconds (user +
 # system), peak resident memory and exit status from GNU time, and whether the same run
 # finishes under `ulimit -v` of 1 GiB. `wc -l` of the same file is the floor, in the same
 # run, and `plain` (an ordinary module as dense in instructions as the densest classes) the

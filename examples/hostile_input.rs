@@ -11,10 +11,7 @@
 
 use std::io::Write;
 
-#[path = "../tests/hostile_inputs/mod.rs"]
-mod hostile_inputs;
-
-use hostile_inputs::Class;
+use xlayout_test_support::hostile::{self as hostile_inputs, Class};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

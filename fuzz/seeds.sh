@@ -35,7 +35,7 @@ indexed() {
 
 rm -rf "$out"
 while IFS= read -r s; do printf '%s' "$s" | seed shape_text; done < <(shapes)
-# The structured targets read text after a 0 byte (see tests/checks/mod.rs).
+# The structured targets read text after a 0 byte (see tests/support/src/checks/mod.rs).
 while IFS= read -r s; do printf '\0%s' "$s" | seed plan; done < <(shapes)
 while IFS= read -r s; do
     plain=${s%%\{*} # the same array in XLA's default layout

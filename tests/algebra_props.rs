@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use xlayout::algebra::{self, xla, Moved, Reason};
 use xlayout::{ArrayShape, Plan, PrimitiveType};
 
-use crate::common;
+use crate::support::strategies as common;
 
 #[derive(Clone, Debug)]
 struct Layout {

@@ -10,7 +10,7 @@
 
 mod chromium;
 
-use crate::drawing;
+use crate::support::drawing;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -136,7 +136,7 @@ const MEASURE: &str = "<script>//<![CDATA[\n\
 
 /// A scratch directory for the files the browser loads.
 fn scratch(name: &str) -> PathBuf {
-    crate::support::scratch(&format!("browser-{name}"))
+    crate::support::scratch!(&format!("browser-{name}"))
 }
 
 #[test]

@@ -1,18 +1,12 @@
 //! Every case of tests/data/parse_print.json (XLA's own parser and printer, jaxlib 0.10.2):
 //! what parses, what XLA prints back, and what it rejects, with the kind of our error.
 
+use crate::support::wraps_in_xla;
 use serde_json::Value;
 use xlayout::{ErrorKind, Shape};
 
 fn cases() -> Vec<Value> {
     crate::support::cases(include_str!("data/parse_print.json"))
-}
-
-/// The one deliberate difference from XLA's parser: a literal ≥ 2⁶³ is an error here, where
-/// XLA wraps it to a negative number (`9223372036854775808` becomes its `*` sentinel).
-fn wraps_in_xla(input: &str) -> bool {
-    input.contains("9223372036854775808") && !input.contains("-9223372036854775808")
-        || input.contains("18446744073709551615")
 }
 
 /// The kind of our error for each kind of XLA failure (its message or its abort).

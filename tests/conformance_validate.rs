@@ -6,17 +6,12 @@
 //! integer literal ≥ 2⁶³ is wrapped by XLA's lexer (`T(9223372036854775808)` is XLA's `T(*)`,
 //! which it accepts) and rejected by our parser with `ErrorKind::IntegerOutOfRange`.
 
+use crate::support::wraps_in_xla;
 use serde_json::Value;
 use xlayout::{ErrorKind, Location, Shape};
 
 fn cases() -> Vec<Value> {
     crate::support::cases(include_str!("data/validate.json"))
-}
-
-/// A non-negative literal ≥ 2⁶³: XLA wraps it, our parser rejects it.
-fn wraps_in_xla(input: &str) -> bool {
-    input.contains("9223372036854775808") && !input.contains("-9223372036854775808")
-        || input.contains("18446744073709551615")
 }
 
 /// Whether an error points at the right part of the shape.

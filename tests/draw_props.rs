@@ -4,7 +4,7 @@
 //! memory panel shows where the window is, and tiles next to each other in memory never
 //! share a colour.
 
-use crate::{common, drawing};
+use crate::support::{drawing, strategies as common};
 
 use std::collections::BTreeSet;
 

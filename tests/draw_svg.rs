@@ -5,7 +5,7 @@
 //! (the same derivations as /work/shared/spec and the conformance data), never taken from the
 //! code under test.
 
-use crate::drawing;
+use crate::support::drawing;
 
 use std::collections::BTreeSet;
 

@@ -1,10 +1,10 @@
-//! The fuzz targets' properties (`tests/checks/`), bounded, on every `cargo test`: the seed
+//! The fuzz targets' properties (`tests/support/src/checks/`), bounded, on every `cargo test`: the seed
 //! corpus the fuzz targets start from (`fuzz/seeds/`), then a fixed number of inputs from a
 //! seeded generator: mutations of those seeds for the text targets, random bytes for the
 //! structured ones. The fuzzer explores far more (README, Fuzzing); this keeps the properties
 //! true between its runs.
 
-use crate::checks;
+use crate::support::checks;
 
 use std::collections::HashMap;
 use std::path::Path;

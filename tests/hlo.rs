@@ -24,8 +24,9 @@ fn data(name: &str) -> Vec<u8> {
 /// One row in one line: line, computation, name, opcode, shape, memory spaces, array and
 /// logical bytes, tiling padding + widening, expansion, ownership, owned bytes, then
 /// op_name, source, causes and the better layout where there are some.
-fn describe(a: &Analysis, i: InstrId) -> String {
-    let r = a.row(i);
+fn describe(report: &Report, i: InstrId) -> String {
+    let m = report.analysis.module;
+    let r = report.row(i);
     let spaces: Vec<String> = r.memory_spaces.iter().map(|s| s.to_string()).collect();
     let sizes = match r.sizes {
         Some(s) => {
@@ -41,7 +42,7 @@ fn describe(a: &Analysis, i: InstrId) -> String {
     let mut s = format!(
         "{} {} {} {} {} S[{}] {} {:?} {}",
         r.line,
-        r.computation.unwrap_or("-"),
+        r.computation.map_or("-", |c| m.computations[c].name),
         r.instruction,
         r.opcode,
         r.shape,
@@ -53,8 +54,8 @@ fn describe(a: &Analysis, i: InstrId) -> String {
     if let Some(o) = r.op_name {
         s += &format!(" op={o}");
     }
-    if let Some(o) = &r.source {
-        s += &format!(" src={o}");
+    if let (Some(file), Some(line)) = (r.source_file, r.source_line) {
+        s += &format!(" src={}:{line}", report.source_files.names()[file as usize]);
     }
     if !r.causes.is_empty() {
         s += &format!(" causes={}", r.causes.join("; "));
@@ -66,7 +67,8 @@ fn describe(a: &Analysis, i: InstrId) -> String {
 }
 
 fn rows(a: &Analysis) -> Vec<String> {
-    a.module.instructions.ids().map(|i| describe(a, i)).collect()
+    let report = Report::new(a, ReportOptions::default());
+    a.module.instructions.ids().map(|i| describe(&report, i)).collect()
 }
 
 fn assert_rows(a: &Analysis, expected: &[&str]) {

@@ -110,16 +110,17 @@ fn mlp_forward_rows() {
     let (text, _) = decode(&bytes);
     let m = Module::parse(&text);
     let a = Analysis::new(&m);
+    let report = Report::new(&a, ReportOptions::default());
     let rows: Vec<String> = m
         .instructions
         .ids()
         .map(|i| {
-            let r = a.row(i);
+            let r = report.row(i);
             let s = r.sizes.unwrap().sizes;
             format!(
                 "{} {} {} {} {} {} {:?} {} {} {}",
                 r.line,
-                r.computation.unwrap(),
+                m.computations[r.computation.unwrap()].name,
                 r.instruction,
                 r.opcode,
                 r.shape,
@@ -127,7 +128,10 @@ fn mlp_forward_rows() {
                 r.ownership,
                 r.owned_bytes,
                 r.op_name.unwrap_or("-"),
-                r.source.as_deref().unwrap_or("-"),
+                r.source_file.zip(r.source_line).map_or_else(
+                    || String::from("-"),
+                    |(f, l)| format!("{}:{l}", report.source_files.names()[f as usize])
+                ),
             )
         })
         .collect();

@@ -19,9 +19,8 @@ use xlayout::hlo::{
 use xlayout::oom::{join, join_problems, Named, OomReport};
 use xlayout::{limits, ArrayShape, Dim, ErrorKind, Layout, PrimitiveType, Shape, Tile};
 
-mod checks;
-mod hostile_inputs;
-use hostile_inputs::Class;
+use xlayout_test_support::checks;
+use xlayout_test_support::hostile::{self as hostile_inputs, Class};
 
 /// Counts live bytes, their peak since the last reset, and all bytes allocated.
 struct Counting;

@@ -9,7 +9,7 @@
 
 use proptest::prelude::*;
 
-use crate::common;
+use crate::support::strategies as common;
 use xlayout::{ArrayShape, Plan, PrimitiveType, Shape};
 
 /// A dense row-major array of element ids (`None` = padding).

@@ -17,16 +17,14 @@ use serde_json::Value;
 use xlayout::fixed::StaticLayout;
 use xlayout::{layout, Plan, Shape};
 
-#[path = "common/storage_checks.rs"]
-#[macro_use]
-mod storage_checks;
+use xlayout_test_support::storage as storage_checks;
+use xlayout_test_support::storage_checks;
 
 /// `[agrees::<A>, agrees::<B>, ..]`.
 macro_rules! agrees {
     ($($t:ident),* $(,)?) => { [$(agrees::<$t>),*] };
 }
 
-#[path = "macro_generated/generated.rs"]
 mod generated;
 
 use generated::{conformance_offset, CONFORMANCE, GENERATED, PACKED, STORAGE};

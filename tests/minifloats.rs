@@ -9,7 +9,7 @@ use xlayout::{
     F8e5m2fnuz, F8e8m0fnu,
 };
 
-use crate::common::minifloats as minifloat_table;
+use crate::support::minifloats as minifloat_table;
 use minifloat_table::{table, tables};
 
 /// A type under test: its conversions as plain functions of bits.

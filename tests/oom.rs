@@ -30,7 +30,7 @@ fn xla_array_size(shape: &str) -> u64 {
 /// An entry's fields in one line: number, memory space, printed size / unpadded /
 /// padding / expansion, shape, exact size and data, expansion, agreement, inferred
 /// tiling, instruction, opcode, op_name, source, causes, better layout.
-fn describe(e: &Entry) -> String {
+fn describe(r: &OomReport, e: &Entry) -> String {
     let p =
         |x: &Option<xlayout::oom::Printed>| x.as_ref().map_or("-".to_string(), |p| p.text.clone());
     let o = |x: &Option<String>| x.clone().unwrap_or_else(|| "-".into());
@@ -52,7 +52,7 @@ fn describe(e: &Entry) -> String {
     format!(
         "{} {} {}/{}/{}/{} {} {} ins={} op={} op_name={} src={} cut={}",
         e.number,
-        o(&e.memory_space),
+        o(&e.memory_space.map(|k| r.memory_spaces[k as usize].clone())),
         p(&e.size),
         p(&e.unpadded),
         p(&e.padding),
@@ -68,7 +68,7 @@ fn describe(e: &Entry) -> String {
 }
 
 fn lines(r: &OomReport) -> Vec<String> {
-    r.entries.iter().map(describe).collect()
+    r.entries.iter().map(|e| describe(r, e)).collect()
 }
 
 /// A 2019 report: glog's prefix on its first line, the old `HLO temp` form without
@@ -464,7 +464,10 @@ fn vmem_scoped_entries_without_sizes() {
     let got: Vec<_> = r
         .sizeless
         .iter()
-        .map(|e| (e.number, e.line, e.memory_space.as_deref(), e.allocation_type.as_deref()))
+        .map(|e| {
+            let space = e.memory_space.map(|k| r.memory_spaces[k as usize].as_str());
+            (e.number, e.line, space, e.allocation_type.as_deref())
+        })
         .collect();
     let vmem = Some("vmem");
     let scoped = Some("scoped");

@@ -10,8 +10,8 @@
 
 use proptest::prelude::*;
 
-use crate::checks::every_setting;
-use crate::common;
+use crate::support::checks::every_setting;
+use crate::support::strategies as common;
 use xlayout::{
     read_packed, relayout, write_packed, ArrayShape, ErrorKind, Plan, PrimitiveType, RelayoutPlan,
     Shape, Simd,

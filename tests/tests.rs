@@ -1,15 +1,14 @@
 //! The integration tests, one binary (ripgrep's `tests/tests.rs` and cargo's `testsuite` are
-//! the model): one module per subject, linked once. Shared helpers: [`support`] (test data,
-//! conformance files, scratch folders), [`common`] (property-test strategies, the narrow
-//! float table), [`drawing`] (reading SVG maps back) and [`checks`] (the properties the fuzz
-//! targets share). Two tests keep binaries of their own (Cargo.toml): `hostile` measures
+//! the model): one module per subject, linked once. What they share with each other, the
+//! command's tests and the fuzz targets is one crate, [`support`] (`tests/support/`: test
+//! data, conformance files, scratch folders, property-test strategies, the narrow float
+//! table, SVG maps read back, the fuzz targets' properties, the hostile inputs). Two tests keep binaries of their own (Cargo.toml): `hostile` measures
 //! memory with its own global allocator, and `macro_lints` sets crate-level lints on what
 //! `layout!` generates. The command's tests are in `xlayout-cli/tests/`.
 
-mod checks;
-mod common;
-mod drawing;
-mod support;
+use std::path::Path;
+
+use xlayout_test_support as support;
 
 // XLA's own data: its tests, parser, printer and sizes.
 mod conformance_byte_size;
@@ -58,3 +57,28 @@ mod browser;
 mod draw_html;
 mod draw_props;
 mod draw_svg;
+
+/// The integration tests are one binary (`autotests = false`): a file under `tests/` that
+/// is neither a module of `tests/tests.rs` nor a `[[test]]` of its own would silently never
+/// run. Every `tests/*.rs` must be one or the other.
+#[test]
+fn every_test_file_is_compiled() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let main = std::fs::read_to_string(root.join("tests/tests.rs")).unwrap();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        let (Some(stem), Some("rs")) =
+            (path.file_stem().and_then(|s| s.to_str()), path.extension().and_then(|e| e.to_str()))
+        else {
+            continue;
+        };
+        let as_module = main.lines().any(|l| l.trim() == format!("mod {stem};"));
+        let as_target = manifest.contains(&format!("path = \"tests/{stem}.rs\""));
+        if !as_module && !as_target {
+            missing.push(stem.to_owned());
+        }
+    }
+    assert!(missing.is_empty(), "tests/*.rs compiled by nothing: {missing:?}");
+}

@@ -11,7 +11,7 @@ use xlayout::{
     StaticLayout, S1, S2, S4, U1, U2, U4,
 };
 
-use crate::common::minifloats as minifloat_table;
+use crate::support::minifloats as minifloat_table;
 
 layout! {
     struct Pred = pred[3];

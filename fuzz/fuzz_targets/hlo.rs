@@ -2,8 +2,7 @@
 //! there).
 #![no_main]
 
-#[path = "../../tests/checks/mod.rs"]
-mod checks;
+use xlayout_test_support::checks;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = checks::hlo::hlo_text(data);

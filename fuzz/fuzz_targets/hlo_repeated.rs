@@ -3,8 +3,7 @@
 //! cost that grows faster than the input shows (the properties are documented there).
 #![no_main]
 
-#[path = "../../tests/checks/mod.rs"]
-mod checks;
+use xlayout_test_support::checks;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = checks::hlo::hlo_repeated(data);

@@ -1,8 +1,7 @@
 //! Fuzz target `relayout`: `checks::relayout_case` on every input (the properties are documented there).
 #![no_main]
 
-#[path = "../../tests/checks/mod.rs"]
-mod checks;
+use xlayout_test_support::checks;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = checks::relayout_case(data);

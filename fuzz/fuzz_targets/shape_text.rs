@@ -1,7 +1,6 @@
 //! Fuzz target `shape_text`: `checks::shape_text` on every input (the properties are documented there).
 #![no_main]
 
-#[path = "../../tests/checks/mod.rs"]
-mod checks;
+use xlayout_test_support::checks;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::shape_text(data));

@@ -155,6 +155,20 @@ pub struct Path {
     pub location: Location,
 }
 
+/// The path of a part of a shape outside any tuple (an array at the top level).
+pub(crate) fn at(location: Location) -> Path {
+    Path { tuple_indices: Vec::new(), location }
+}
+
+/// [`ErrorKind::SizeOverflow`]: `what` does not fit in `holder`, the type it is computed in
+/// (`usize` for an index space, [`INT64`] for XLA's own sizes).
+pub(crate) fn overflow(what: &str, holder: &str) -> Error {
+    Error::new(ErrorKind::SizeOverflow, alloc::format!("the {what} does not fit in {holder}"))
+}
+
+/// What XLA computes sizes in, for [`overflow`].
+pub(crate) const INT64: &str = "int64, the type XLA computes sizes in";
+
 /// The error of every fallible operation of this crate.
 ///
 /// ```

@@ -28,7 +28,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use crate::{ArrayShape, Error, ErrorKind, Location, Path};
+use crate::{ArrayShape, Error, ErrorKind, Location};
 
 /// Tuples (and buffers) nested in each other, at most.
 pub const MAX_NESTING: usize = 64;
@@ -103,7 +103,7 @@ pub(crate) fn tile_levels() -> Error {
 
 /// The limits on an array shape's model (a parsed shape is within them already).
 pub(crate) fn check_array(a: &ArrayShape) -> Result<(), Error> {
-    let at = |location| Path { tuple_indices: alloc::vec::Vec::new(), location };
+    use crate::error::at;
     if a.dims.len() > MAX_RANK {
         return Err(rank("dimensions").with_path(at(Location::Dim(MAX_RANK))));
     }

@@ -9,20 +9,14 @@
 
 use alloc::format;
 
-use crate::{ArrayShape, CheckedArray, Error, ErrorKind, Location, Path, Shape, TileDim};
+use crate::error::{at, INT64};
+use crate::{ArrayShape, CheckedArray, Error, ErrorKind, Location, Shape, TileDim};
 
 /// The largest size XLA can express (its sizes are int64).
 const LIMIT: u64 = i64::MAX as u64;
 
-fn at(location: Location) -> Path {
-    Path { tuple_indices: alloc::vec::Vec::new(), location }
-}
-
 fn overflow(what: &str) -> Error {
-    Error::new(
-        ErrorKind::SizeOverflow,
-        format!("the {what} does not fit in int64, the type XLA computes sizes in"),
-    )
+    crate::error::overflow(what, INT64)
 }
 
 fn mul(a: u64, b: u64, what: &str) -> Result<u64, Error> {

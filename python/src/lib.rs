@@ -20,7 +20,8 @@ use pyo3::types::{PyString, PyTuple};
 use pyo3::{create_exception, intern};
 use xlayout::draw::{self, HtmlOptions, MapOptions};
 use xlayout::hlo::{
-    decode, Analysis, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak,
+    decode, Analysis, ComputationNames, Module, Peak, PeakOptions, Report, ReportOptions,
+    ReportWithPeak,
 };
 use xlayout::oom::OomReport;
 use xlayout::{ArrayShape, ByteRange, Dim, Plan, RelayoutPlan, Shape, TileDim};
@@ -461,57 +462,81 @@ fn main(py: Python<'_>, args: Vec<String>) -> u8 {
     py.detach(|| xlayout_cli::main_with_args(args))
 }
 
+/// One module read and analysed, with its report and peak, for `work`: what
+/// [`hlo_report`] and [`hlo_html`] both start from.
+fn with_report<T>(
+    bytes: &[u8],
+    top: usize,
+    work: impl FnOnce(&Module<'_>, &Report<'_, '_>, &Peak) -> T,
+) -> T {
+    let (text, problems) = decode(bytes);
+    let mut module = Module::parse(&text);
+    module.add_diagnostics(problems);
+    let analysis = Analysis::new(&module);
+    let report = Report::new(&analysis, ReportOptions { top, ..ReportOptions::default() });
+    let peak = Peak::new(&analysis);
+    work(&module, &report, &peak)
+}
+
 /// What `xlayout.hlo` needs of one module, as the command's JSON: the report (`xlayout hlo
-/// --format json`'s object per file, without `file` and XLA's buffer assignment), the peak (`xlayout peak`'s, without
-/// `file`, `module`, `scheduled` and XLA's dumps) with its live list cut at `top`, the
-/// HTML report titled `name`, and the report's small keys (`module`, `is_scheduled`,
-/// `totals`) on their own, so that reading them does not parse every instruction's row.
+/// --format json`'s object per file, without `file` and XLA's buffer assignment), the peak
+/// (`xlayout peak`'s, without `file`, `module`, `scheduled` and XLA's dumps) with its live
+/// list cut at `top`, and the report's small keys (`module`, `is_scheduled`, `totals`) on
+/// their own, so that reading them does not parse every instruction's row. The HTML page
+/// is [`hlo_html`]'s, made only when a notebook shows it.
 #[pyfunction]
 fn hlo_report<'py>(
     py: Python<'py>,
     // Borrowed from the `bytes` object: a 100 MB dump is not copied element by element.
     bytes: &[u8],
-    name: String,
     top: usize,
     min_bytes: u64,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let texts = py.detach(|| -> PyResult<[String; 4]> {
-        let (text, problems) = decode(bytes);
-        let mut module = Module::parse(&text);
-        module.add_diagnostics(problems);
-        let analysis = Analysis::new(&module);
-        let options = ReportOptions { top, ..ReportOptions::default() };
-        let report = Report::new(&analysis, options);
-        let peak = Peak::new(&analysis);
-        let peak_options = PeakOptions { top, min_bytes };
-        let summary = peak.summary(&module, &peak_options);
-        // The command's page (`hlo --html`): the same peak, not computed a second time.
-        let mut page = draw::HtmlPage::default();
-        let options = HtmlOptions { source: name, peak: peak_options, ..Default::default() };
-        page.add_with_peak(&report, module.is_scheduled.then_some(&peak), &options);
-        let html = page.finish();
-        let head = serde_json::json!({
-            "module": module.name,
-            "is_scheduled": module.is_scheduled,
-            "totals": report.totals,
-        });
-        let with_peak = ReportWithPeak::new(&report, module.is_scheduled.then_some(&peak));
-        Ok([json(&with_peak)?, json(&summary)?, html, json(&head)?])
+    let texts = py.detach(|| {
+        with_report(bytes, top, |module, report, peak| -> PyResult<[String; 3]> {
+            let summary = peak.summary(module, &PeakOptions { top, min_bytes });
+            let head = serde_json::json!({
+                "module": module.name,
+                "is_scheduled": module.is_scheduled,
+                "totals": report.totals,
+            });
+            let with_peak = ReportWithPeak::new(report, module.is_scheduled.then_some(peak));
+            Ok([json(&with_peak)?, json(&summary)?, json(&head)?])
+        })
     })?;
-    let [a, b, c, d] = texts;
+    let [a, b, c] = texts;
     py_tuple(
         py,
-        [
-            py_str(py, &a)?.into_any(),
-            py_str(py, &b)?.into_any(),
-            py_str(py, &c)?.into_any(),
-            py_str(py, &d)?.into_any(),
-        ],
+        [py_str(py, &a)?.into_any(), py_str(py, &b)?.into_any(), py_str(py, &c)?.into_any()],
     )
 }
 
+/// The HTML page of one module (`xlayout hlo --html`'s) titled `name`, for a notebook to
+/// show: made when it is shown, not with the report (a page is several times the size of
+/// what it shows).
+#[pyfunction]
+fn hlo_html<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    name: String,
+    top: usize,
+    min_bytes: u64,
+) -> PyResult<Bound<'py, PyString>> {
+    let html = py.detach(|| {
+        with_report(bytes, top, |module, report, peak| {
+            let mut page = draw::HtmlPage::default();
+            let peak_options = PeakOptions { top, min_bytes };
+            let options = HtmlOptions { source: name, peak: peak_options, ..Default::default() };
+            page.add_with_peak(report, module.is_scheduled.then_some(peak), &options);
+            page.finish()
+        })
+    });
+    py_str(py, &html)
+}
+
 /// What `xlayout.relayouts` needs of one module, as JSON: its name and [`Relayouts`]
-/// (`rows`, as `xlayout relayouts --format json` has them, `free`, `moved_bytes`).
+/// (`rows`, as `xlayout relayouts --format json` has them, `free`, `moved_bytes`, and the
+/// names of the computations that the rows give by number).
 ///
 /// [`Relayouts`]: xlayout::hlo::Relayouts
 #[pyfunction]
@@ -527,6 +552,7 @@ fn relayouts_report(py: Python<'_>, bytes: &[u8]) -> PyResult<String> {
             "free": r.free,
             "moved_bytes": r.moved_bytes,
             "rows": r.rows,
+            "computations": ComputationNames(&module),
         }))
     })
 }
@@ -563,6 +589,7 @@ fn _xlayout(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(hlo_report, m)?)?;
+    m.add_function(wrap_pyfunction!(hlo_html, m)?)?;
     m.add_function(wrap_pyfunction!(oom_report, m)?)?;
     m.add_function(wrap_pyfunction!(relayouts_report, m)?)?;
     m.add_function(wrap_pyfunction!(module_files, m)?)?;

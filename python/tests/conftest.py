@@ -13,7 +13,7 @@ DATA = REPO / "tests" / "data"
 
 
 def missing_tool(why: str) -> None:
-    """As tests/support.rs: under CI a check must not pass by not running."""
+    """As the tests' support crate (tests/support/) says: under CI a check must not pass by not running."""
     if os.environ.get("CI"):
         pytest.fail(f"{why} (CI is set: a missing tool fails the run)")
     pytest.skip(why)

@@ -21,7 +21,8 @@ CHILD = textwrap.dedent(
         "repr": lambda: repr(s),
         "svg": lambda: s._repr_svg_(),
         "oom": lambda: xlayout._xlayout.oom_report(report),
-        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", "m", 5, 0),
+        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", 5, 0),
+        "page": lambda: xlayout._xlayout.hlo_html(b"%a = f32[2]{0} parameter(0)\\n", "m", 5, 0),
         "error": lambda: xlayout.Shape("f32[3,5]{1,0:T(0,2)}"),
         "relayout": lambda: xlayout._xlayout.relayout(data, src, s, None),
         "overlap": lambda: xlayout._xlayout.relayout(data, src, src, data),
@@ -64,6 +65,9 @@ def test_each_failed_allocation_is_a_memory_error():
     got = dict(line.split(" ", 1) for line in done.stdout.decode().splitlines())
     # The error paths raise xlayout.Error once their allocations succeed; every path meets
     # a failed allocation of its own among the first 60.
-    want = {name: "MemoryError ok" for name in ["explain", "str", "repr", "svg", "oom", "hlo", "relayout"]}
+    want = {
+        name: "MemoryError ok"
+        for name in ["explain", "str", "repr", "svg", "oom", "hlo", "page", "relayout"]
+    }
     want |= {"error": "Error MemoryError", "overlap": "Error MemoryError"}
     assert got == want, done.stderr.decode()[-3000:]

@@ -70,6 +70,11 @@ def test_hlo_figures():
     arg = next(row for row in r.rows if row["instruction"] == "Arg_0.1")
     assert (arg["array_bytes"], arg["logical_bytes"]) == (5242880, 1638400)
     assert arg["best_layout"] == "{1,2,0:T(8,128)(2,1)}"
+    # Names many rows share are numbers in the rows, each name once in a table.
+    assert r.computations[arg["computation"]] == "main.20"
+    convert = next(row for row in r.rows if row["instruction"] == "convert.3")
+    assert r.source_files[convert["source_file"]] == "/home/user/model.py"
+    assert (convert["source_line"], r.source_files) == (18, ["/home/user/model.py"])
     assert r.totals["owned"]["instructions"] == 8
     assert [row["instruction"] for row in r.top["padding"]] == ["Arg_0.1", "fusion.2", "Arg_2.3"]
     html = r._repr_html_()

@@ -58,9 +58,10 @@ class HloReport:
     """
 
     def __init__(self, bytes_: bytes, name: str, top: int, min_bytes: int = 0) -> None:
-        report, peak, html, head = _xlayout.hlo_report(bytes_, name, top, min_bytes)
+        report, peak, head = _xlayout.hlo_report(bytes_, top, min_bytes)
         self._report_json = report
-        self._html = html
+        # The page is made when it is shown (several times the size of what it shows).
+        self._page_of = (bytes_, name, top, min_bytes)
         # `module`, `is_scheduled` and `totals`, without parsing every row.
         self._head: Dict[str, Any] = json.loads(head)
         self.source: str = name
@@ -145,8 +146,22 @@ class HloReport:
 
     @property
     def rows(self) -> List[Dict[str, Any]]:
-        """One dict per instruction, in file order: the command's JSON records."""
+        """One dict per instruction, in file order: the command's JSON records. A row's
+        ``computation`` and ``source_file`` are numbers: indexes in ``computations`` and
+        ``source_files``, where each name is written once."""
         return self._report["instructions"]
+
+    @property
+    def computations(self) -> List[str]:
+        """The module's computations' names in text order: a row's ``computation`` indexes
+        them."""
+        return self._report["computations"]
+
+    @property
+    def source_files(self) -> List[str]:
+        """The source files the instructions come from, each once: a row's ``source_file``
+        indexes them (``source_line`` is the line)."""
+        return self._report["source_files"]
 
     @property
     def totals(self) -> Dict[str, Any]:
@@ -170,7 +185,7 @@ class HloReport:
         return pandas.DataFrame(self.rows)
 
     def _repr_html_(self) -> str:
-        return self._html
+        return _xlayout.hlo_html(*self._page_of)
 
     def __repr__(self) -> str:
         if self.allocated_bytes is None:

@@ -24,10 +24,10 @@ use super::report::Report;
 /// assert_eq!(json["module"], "m");
 /// ```
 #[derive(Serialize)]
-pub struct ReportWithPeak<'a, 'r, 'm, 't> {
+pub struct ReportWithPeak<'a, 't> {
     /// The report, its fields inline.
     #[serde(flatten)]
-    pub report: &'a Report<'r, 'm, 't>,
+    pub report: &'a Report<'a, 't>,
     /// What XLA:CPU's buffer assignment allocates (arguments + outputs − aliased +
     /// temporaries), predicted from the module, when it is scheduled.
     pub allocated_bytes: Option<u64>,
@@ -51,7 +51,7 @@ pub struct ReportWithPeak<'a, 'r, 'm, 't> {
     pub live_range_peak_exact: Option<bool>,
 }
 
-impl<'a, 'r, 'm, 't> ReportWithPeak<'a, 'r, 'm, 't> {
+impl<'a, 't> ReportWithPeak<'a, 't> {
     /// The report with `peak`'s headline, or with none (a module without a schedule).
     ///
     /// ```
@@ -62,7 +62,7 @@ impl<'a, 'r, 'm, 't> ReportWithPeak<'a, 'r, 'm, 't> {
     /// let r = ReportWithPeak::new(&report, None);
     /// assert_eq!((r.allocated_bytes, r.live_range_peak_bytes), (None, None));
     /// ```
-    pub fn new(report: &'a Report<'r, 'm, 't>, peak: Option<&Peak>) -> Self {
+    pub fn new(report: &'a Report<'a, 't>, peak: Option<&Peak>) -> Self {
         let a = peak.map(|p| &p.assignment);
         ReportWithPeak {
             report,

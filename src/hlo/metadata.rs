@@ -201,13 +201,21 @@ impl<'t> SourceTables<'t> {
     /// assert!(xlayout::hlo::Module::parse("").sources.frame(1).is_none());
     /// ```
     pub fn frame(&self, id: u64) -> Option<SourceLocation<'t>> {
-        let location = self.stack_frames.get(&id)?;
-        let (file, function, line) = self.file_locations.get(location)?;
+        let (file, line, function) = self.frame_row(id)?;
         Some(SourceLocation {
-            file: self.file_names.get(file)?.clone(),
-            line: *line,
+            file: self.file_names.get(&file)?.clone(),
+            line,
             function: function.and_then(|f| self.function_names.get(&f)).cloned(),
         })
+    }
+
+    /// The innermost location of stack frame `id` as the tables number it: the `FileNames`
+    /// row of its file, its line and the `FunctionNames` row of its function; the file is
+    /// not looked up or copied (rows that share a file share its number).
+    pub(crate) fn frame_row(&self, id: u64) -> Option<(u64, u64, Option<u64>)> {
+        let location = self.stack_frames.get(&id)?;
+        let &(file, function, line) = self.file_locations.get(location)?;
+        self.file_names.contains_key(&file).then_some((file, line, function))
     }
 
     /// Reads one row of table `table` (`1 "name"` or `1 {key=value ...}`); `false` when it

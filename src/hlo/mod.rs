@@ -32,7 +32,7 @@
 //! assert_eq!(report.totals.owned.instructions, 2);
 //! assert_eq!(report.totals.owned.sizes.array_bytes, 2 * 34_359_738_368);
 //!
-//! let row = analysis.row(module.instruction_id("n").unwrap());
+//! let row = report.row(module.instruction_id("n").unwrap());
 //! assert_eq!(row.sizes.unwrap().sizes.logical_bytes, 1_073_741_824);
 //! assert_eq!(row.sizes.unwrap().sizes.expansion().unwrap().to_string(), "32.0");
 //! assert_eq!(row.causes, ["d2 4 -> 128 (x32.0)"]);
@@ -56,6 +56,7 @@ mod lines;
 mod metadata;
 mod mlir;
 mod module;
+mod names;
 mod opcode;
 mod peak;
 mod ratio;
@@ -89,6 +90,7 @@ pub use lines::lines;
 pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
 pub use mlir::NOT_HLO;
 pub use module::{CallContext, Computation, Module};
+pub use names::{shown, ComputationNames, SourceFiles, NAME_CHARS};
 pub use opcode::Opcode;
 pub use peak::{
     Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,

@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use super::attribute::dimensions;
-use super::{InstrId, Module, Opcode};
+use super::{CompId, InstrId, Module, Opcode};
 use crate::algebra::{self, Decomposition, Reason};
 use crate::{ArrayShape, Error, Shape, TileDim};
 
@@ -41,8 +41,9 @@ fn combines(s: &ArrayShape) -> bool {
 pub struct Relayout<'a> {
     /// The line it starts on.
     pub line: usize,
-    /// Its computation.
-    pub computation: Option<&'a str>,
+    /// Its computation, by number: the index of its name in the module's computations
+    /// ([`ComputationNames`](super::ComputationNames), written once beside the rows).
+    pub computation: Option<CompId>,
     /// Whether that computation is a fusion's body (its moves happen inside the fusion).
     pub fused: bool,
     /// Its name.
@@ -149,7 +150,7 @@ impl<'a> Relayouts<'a> {
             let dims = (kind == "transpose").then(|| dimensions(ins.attributes)).flatten();
             let mut row = Relayout {
                 line: ins.line,
-                computation: computation.map(|c| c.name),
+                computation: ins.computation,
                 fused: computation.is_some_and(|c| c.is_fusion),
                 instruction: ins.name,
                 opcode: kind,

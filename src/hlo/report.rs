@@ -8,7 +8,8 @@ use serde::{Serialize, Serializer};
 
 use super::buffer::{Analysis, Ownership};
 use super::diagnostic::Diagnostic;
-use super::id::{IndexVec, InstrId};
+use super::id::{CompId, IndexVec, InstrId};
+use super::names::{ComputationNames, SourceFiles};
 use super::sizes::{LeafKind, Sizes};
 use super::work::Counted;
 
@@ -31,7 +32,15 @@ use super::work::Counted;
 /// reports), not in every entry that names it: `hlo_opcode`, `hlo_shape`, `hlo_op_name` and
 /// `hlo_source` left the entries and the TSV and CSV columns (`hlo_found`, `hlo_line`,
 /// `hlo_bytes` and `hlo_same_shape` stay).
-pub const REPORT_VERSION: u32 = 3;
+///
+/// 4: a name that many rows share is written once, in a table of names beside the rows, and
+/// a row gives its number there (the JSON's rows) or the name cut to
+/// [`NAME_CHARS`](super::NAME_CHARS) characters with its length said (TSV, CSV, tables): a
+/// row's `computation` (`hlo`, `peak`, `relayouts`) is the index of its name in the file's
+/// `computations`; `hlo`'s `source` is `source_file`, the index of the file in the file's
+/// `source_files`, and `source_line`; an `oom` entry's `memory_space` is the index of its
+/// name in the report's `memory_spaces`.
+pub const REPORT_VERSION: u32 = 4;
 
 /// What to group owned buffers by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -249,13 +258,17 @@ impl RunningTotals {
 }
 
 /// One instruction as a report row: what the dump says, the sizes of its whole result, and
-/// what it owns. The JSON keys and TSV columns are these field names.
+/// what it owns. The JSON keys and TSV columns are these field names. Names that many rows
+/// share (a computation's, a source file's) are numbers in the report's tables
+/// (`computations`, `source_files`), each name written once.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row<'a> {
     /// The line it starts on.
     pub line: usize,
-    /// Its computation (`None` outside any).
-    pub computation: Option<&'a str>,
+    /// Its computation, by number: the index of its name in the module's computations
+    /// ([`ComputationNames`](super::ComputationNames), the report's `computations`);
+    /// `None` outside any.
+    pub computation: Option<CompId>,
     /// Its name, without `%`.
     pub instruction: &'a str,
     /// Its opcode, as written.
@@ -276,8 +289,11 @@ pub struct Row<'a> {
     pub owned_bytes: u64,
     /// Its `op_name`.
     pub op_name: Option<&'a str>,
-    /// `file:line` of its source.
-    pub source: Option<String>,
+    /// The file of its source, by number: the index of its name in the report's
+    /// [`source_files`](Report::source_files).
+    pub source_file: Option<u32>,
+    /// The line of its source in that file.
+    pub source_line: Option<u64>,
     /// Why it pads, per padded dimension (`{1}: ` before a tuple leaf's reasons).
     pub causes: Vec<String>,
     /// A layout that pads at least 10% less (the first such leaf's, for a tuple).
@@ -322,60 +338,6 @@ pub struct RowSizes {
     pub unsized_leaves: usize,
 }
 
-impl Analysis<'_, '_> {
-    /// The report row of instruction `i`.
-    ///
-    /// ```
-    /// use xlayout::hlo::{Analysis, Module};
-    /// let m = Module::parse("%p = bf16[16,1280,40]{2,1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}\n");
-    /// let a = Analysis::new(&m);
-    /// let r = a.row(m.instruction_id("p").unwrap());
-    /// assert_eq!(r.sizes.unwrap().sizes.array_bytes, 5_242_880);
-    /// assert_eq!(r.causes, ["d2 40 -> 128 (x3.20)"]);
-    /// assert_eq!(r.best_layout.as_deref(), Some("{1,2,0:T(8,128)(2,1)}"));
-    /// assert_eq!((r.owns_buffer, r.op_name), (true, Some("x")));
-    /// ```
-    pub fn row(&self, i: InstrId) -> Row<'_> {
-        let m = self.module;
-        let ins = &m.instructions[i];
-        let facts = self.facts(i);
-        let buffer = &self.buffers[i];
-        let mut causes = Vec::new();
-        let mut best = None;
-        if let Some(f) = facts {
-            for leaf in &f.leaves {
-                let prefix = if leaf.index.is_empty() {
-                    String::new()
-                } else {
-                    let index: Vec<String> = leaf.index.iter().map(ToString::to_string).collect();
-                    format!("{{{}}}: ", index.join(","))
-                };
-                causes.extend(leaf.causes.iter().map(|c| format!("{prefix}{c}")));
-                if best.is_none() && leaf.kind == LeafKind::Array {
-                    best = leaf.best.as_deref();
-                }
-            }
-        }
-        Row {
-            line: ins.line,
-            computation: m.computation_name(i),
-            instruction: ins.name,
-            opcode: ins.opcode.as_str(),
-            shape: ins.shape_text,
-            memory_spaces: facts.map(|f| f.memory_spaces.clone()).unwrap_or_default(),
-            sizes: facts.map(|f| RowSizes { sizes: f.total, unsized_leaves: f.unsized_leaves }),
-            owns_buffer: buffer.ownership.owns(),
-            ownership: buffer.ownership,
-            owned_bytes: buffer.owned.array_bytes,
-            op_name: m.metadata(i).op_name.as_deref(),
-            source: m.source(i).map(|s| format!("{}:{}", s.file, s.line)),
-            causes,
-            best_layout: best.map(|b| b.layout.clone()),
-            best_bytes: best.map(|b| b.array_bytes),
-        }
-    }
-}
-
 /// A module's report: totals, the top lists (instruction ids), groups.
 ///
 /// ```
@@ -391,9 +353,10 @@ impl Analysis<'_, '_> {
 /// assert_eq!(names(&r.top_expansion), ["a", "c", "b"]); // 12.8x, 12.8x, 1.02x
 /// ```
 #[derive(Clone, Debug)]
-pub struct Report<'r, 'm, 't> {
-    /// What the report is of.
-    pub analysis: &'r Analysis<'m, 't>,
+pub struct Report<'a, 't> {
+    /// What the report is of (borrowed for as long as the report: a shared borrow of the
+    /// analysis shortens to it, so one lifetime serves both).
+    pub analysis: &'a Analysis<'a, 't>,
     /// What it lists.
     pub options: ReportOptions,
     /// The totals.
@@ -407,11 +370,14 @@ pub struct Report<'r, 'm, 't> {
     pub top_expansion: Vec<InstrId>,
     /// Groups of owned buffers by [`ReportOptions::group_by`], largest first.
     pub groups: Vec<Keyed<String>>,
+    /// The source files of the module's instructions, each once: a row's `source_file`
+    /// indexes them.
+    pub source_files: SourceFiles<'t>,
 }
 
-impl<'r, 'm, 't> Report<'r, 'm, 't> {
-    /// Sums and ranks.
-    pub fn new(analysis: &'r Analysis<'m, 't>, options: ReportOptions) -> Self {
+impl<'a, 't> Report<'a, 't> {
+    /// Sums and ranks, and numbers the source files.
+    pub fn new(analysis: &'a Analysis<'a, 't>, options: ReportOptions) -> Self {
         let m = analysis.module;
         let mut totals = Totals { instructions: m.instructions.len() as u64, ..Totals::default() };
         // By space, in order: a module may put every instruction in a space of its own.
@@ -510,7 +476,17 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
                 groups
             }
         };
-        Report { analysis, options, totals, top_allocated, top_padding, top_expansion, groups }
+        let source_files = SourceFiles::new(m);
+        Report {
+            analysis,
+            options,
+            totals,
+            top_allocated,
+            top_padding,
+            top_expansion,
+            groups,
+            source_files,
+        }
     }
 
     /// The owning instructions whose owned bytes expand more than `num / den` times
@@ -534,6 +510,63 @@ impl<'r, 'm, 't> Report<'r, 'm, 't> {
             })
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// The report row of instruction `i`.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
+    /// let m = Module::parse("%p = bf16[16,1280,40]{2,1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\" source_file=\"m.py\" source_line=7}\n");
+    /// let a = Analysis::new(&m);
+    /// let report = Report::new(&a, ReportOptions::default());
+    /// let r = report.row(m.instruction_id("p").unwrap());
+    /// assert_eq!(r.sizes.unwrap().sizes.array_bytes, 5_242_880);
+    /// assert_eq!(r.causes, ["d2 40 -> 128 (x3.20)"]);
+    /// assert_eq!(r.best_layout.as_deref(), Some("{1,2,0:T(8,128)(2,1)}"));
+    /// assert_eq!((r.owns_buffer, r.op_name), (true, Some("x")));
+    /// assert_eq!((r.source_file, r.source_line, &*report.source_files.names()[0]), (Some(0), Some(7), "m.py"));
+    /// ```
+    pub fn row(&self, i: InstrId) -> Row<'a> {
+        let a = self.analysis;
+        let m = a.module;
+        let ins = &m.instructions[i];
+        let facts = a.facts(i);
+        let buffer = &a.buffers[i];
+        let mut causes = Vec::new();
+        let mut best = None;
+        if let Some(f) = facts {
+            for leaf in &f.leaves {
+                let prefix = if leaf.index.is_empty() {
+                    String::new()
+                } else {
+                    let index: Vec<String> = leaf.index.iter().map(ToString::to_string).collect();
+                    format!("{{{}}}: ", index.join(","))
+                };
+                causes.extend(leaf.causes.iter().map(|c| format!("{prefix}{c}")));
+                if best.is_none() && leaf.kind == LeafKind::Array {
+                    best = leaf.best.as_deref();
+                }
+            }
+        }
+        let source = self.source_files.of(m, i);
+        Row {
+            line: ins.line,
+            computation: ins.computation,
+            instruction: ins.name,
+            opcode: ins.opcode.as_str(),
+            shape: ins.shape_text,
+            memory_spaces: facts.map(|f| f.memory_spaces.clone()).unwrap_or_default(),
+            sizes: facts.map(|f| RowSizes { sizes: f.total, unsized_leaves: f.unsized_leaves }),
+            owns_buffer: buffer.ownership.owns(),
+            ownership: buffer.ownership,
+            owned_bytes: buffer.owned.array_bytes,
+            op_name: m.metadata(i).op_name.as_deref(),
+            source_file: source.map(|(file, _)| file),
+            source_line: source.map(|(_, line)| line),
+            causes,
+            best_layout: best.map(|b| b.layout.clone()),
+            best_bytes: best.map(|b| b.array_bytes),
+        }
     }
 
     /// The module's diagnostics.
@@ -591,11 +624,12 @@ pub fn op_prefix(op_name: Option<&str>, depth: Option<usize>) -> String {
     name[..end].to_string()
 }
 
-impl Serialize for Report<'_, '_, '_> {
+impl Serialize for Report<'_, '_> {
     /// `{"module", "is_scheduled", "entry", "lines", "totals", "top": {"allocated",
-    /// "padding", "expansion"}, "groups"?, "instructions", "diagnostics"}`; rows as [`Row`].
+    /// "padding", "expansion"}, "groups"?, "instructions", "diagnostics", "computations",
+    /// "source_files"}`; rows as [`Row`], the names they share in the last two.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Rows<'a, 'm, 't>(&'a Analysis<'m, 't>, &'a [InstrId]);
+        struct Rows<'r, 'a, 't>(&'r Report<'a, 't>, &'r [InstrId]);
         impl Serialize for Rows<'_, '_, '_> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let mut seq = s.serialize_seq(Some(self.1.len()))?;
@@ -606,15 +640,15 @@ impl Serialize for Report<'_, '_, '_> {
             }
         }
         #[derive(Serialize)]
-        struct Top<'a, 'm, 't> {
-            allocated: Rows<'a, 'm, 't>,
-            padding: Rows<'a, 'm, 't>,
-            expansion: Rows<'a, 'm, 't>,
+        struct Top<'r, 'a, 't> {
+            allocated: Rows<'r, 'a, 't>,
+            padding: Rows<'r, 'a, 't>,
+            expansion: Rows<'r, 'a, 't>,
         }
         let a = self.analysis;
         let m = a.module;
         let all: Vec<InstrId> = m.instructions.ids().collect();
-        let mut st = s.serialize_struct("Report", 9)?;
+        let mut st = s.serialize_struct("Report", 11)?;
         st.serialize_field("module", &m.name)?;
         st.serialize_field("is_scheduled", &m.is_scheduled)?;
         st.serialize_field("entry", &m.entry.map(|e| m.computations[e].name))?;
@@ -623,17 +657,19 @@ impl Serialize for Report<'_, '_, '_> {
         st.serialize_field(
             "top",
             &Top {
-                allocated: Rows(a, &self.top_allocated),
-                padding: Rows(a, &self.top_padding),
-                expansion: Rows(a, &self.top_expansion),
+                allocated: Rows(self, &self.top_allocated),
+                padding: Rows(self, &self.top_padding),
+                expansion: Rows(self, &self.top_expansion),
             },
         )?;
         if let Some(by) = self.options.group_by {
             st.serialize_field("group_by", &by)?;
             st.serialize_field("groups", &self.groups)?;
         }
-        st.serialize_field("instructions", &Rows(a, &all))?;
+        st.serialize_field("instructions", &Rows(self, &all))?;
         st.serialize_field("diagnostics", &m.diagnostics)?;
+        st.serialize_field("computations", &ComputationNames(m))?;
+        st.serialize_field("source_files", &self.source_files)?;
         st.end()
     }
 }

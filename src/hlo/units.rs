@@ -94,14 +94,60 @@ pub fn ratio(num: u64, den: u64) -> Option<String> {
         q = 100;
         e += 1;
     }
-    Some(if e >= 2 {
+    Some(written(q, e))
+}
+
+/// Three significant figures `q` (100 to 999) times 10^(e − 2), as [`ratio`] and
+/// [`figures`] write them: all the integer digits, and decimals down to the third figure.
+fn written(q: u128, e: i32) -> String {
+    if e >= 2 {
         (q * 10u128.pow((e - 2) as u32)).to_string()
     } else if e >= 0 {
         let split = 10u128.pow((2 - e) as u32);
         format!("{}.{:0width$}", q / split, q % split, width = (2 - e) as usize)
     } else {
         format!("0.{}{q}", "0".repeat((-e - 1) as usize))
-    })
+    }
+}
+
+/// A ratio's value as it is serialized ([`Ratio::value`](super::Ratio::value): the `f64`
+/// nearest its three figures) written back as [`ratio`] writes the ratio, so that a writer
+/// that gets only the number (a table cell made from a row's serialized fields) prints the
+/// same text: `3.2` is `3.20`, `32.0` is `32.0`, `128.0` is `128`. Another number is
+/// rounded to three figures, half up, as [`ratio`] rounds; zero, a negative number or one
+/// that is not finite is written as Rust writes it.
+///
+/// ```
+/// use xlayout::hlo::{units::figures, Ratio};
+/// assert_eq!(figures(3.2), "3.20");
+/// assert_eq!(figures(128.0), "128");
+/// assert_eq!(figures(0.001), "0.00100");
+/// let x = Ratio::new(9995, 1000).unwrap();
+/// assert_eq!(figures(x.value()), x.to_string()); // "10.0"
+/// ```
+pub fn figures(x: f64) -> String {
+    if !(x.is_finite() && x > 0.0) {
+        return format!("{x}");
+    }
+    // The shortest text that reads back as `x`: a ratio's value is its three figures.
+    let text = format!("{x}");
+    let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+    let digits: Vec<u8> = whole.bytes().chain(fraction.bytes()).map(|d| d - b'0').collect();
+    let Some(first) = digits.iter().position(|&d| d != 0) else {
+        return text;
+    };
+    let mut e = whole.len() as i32 - 1 - first as i32;
+    let figure = |k: usize| u128::from(digits.get(first + k).copied().unwrap_or(0));
+    let mut q = figure(0) * 100 + figure(1) * 10 + figure(2);
+    // Half up from what follows the third figure (nothing, for a ratio's value).
+    if figure(3) >= 5 {
+        q += 1;
+    }
+    if q == 1000 {
+        q = 100;
+        e += 1;
+    }
+    written(q, e)
 }
 
 /// A byte count as a person types it (`--budget 16G`, `--min-bytes 4096`): digits, an
@@ -223,6 +269,33 @@ mod tests {
         assert_eq!(r(u64::MAX, 1), "18400000000000000000");
         assert_eq!(r(1, 1), "1.00");
         assert_eq!(r(1_044_999, 1_000_000), "1.04");
+    }
+
+    /// A table cell gets a ratio as the number it serializes to: [`figures`] writes it back
+    /// as the ratio writes itself.
+    #[test]
+    fn figures_of_a_ratios_value_are_the_ratios() {
+        let cases = [
+            (5_242_880u64, 1_638_400u64),
+            (128, 1),
+            (1, 3),
+            (9995, 1000),
+            (9_995, 10),
+            (12345, 1),
+            (1, 1000),
+            (1, 1),
+            (1_044_999, 1_000_000),
+            (u64::MAX, 1),
+            (1, u64::MAX),
+            (0, 5),
+        ];
+        let more = (1..2000u64).map(|k| (k * 7919 % 100_003, k)).chain((1..500).map(|k| (1, k)));
+        for (num, den) in cases.into_iter().chain(more) {
+            let r = super::super::Ratio::new(num, den).unwrap();
+            assert_eq!(figures(r.value()), r.to_string(), "{num}/{den}");
+        }
+        assert_eq!(figures(1.2345), "1.23");
+        assert_eq!(figures(0.9996), "1.00");
     }
 
     #[test]

@@ -177,8 +177,10 @@ pub struct Entry {
     pub number: u64,
     /// The line it starts on.
     pub line: usize,
-    /// The memory space of the report section (`hbm`, `vmem`; `-` unknown).
-    pub memory_space: Option<String>,
+    /// The memory space of the report section (`hbm`, `vmem`; `None` unknown), by number:
+    /// the index of its name in the report's
+    /// [`memory_spaces`](super::OomReport::memory_spaces).
+    pub memory_space: Option<u32>,
     /// `Size:`.
     pub size: Option<Printed>,
     /// `Operator:` as printed (`op_type="..." op_name="..." source_file=... source_line=N`).
@@ -210,7 +212,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn new(number: u64, line: usize, memory_space: Option<String>) -> Entry {
+    pub(crate) fn new(number: u64, line: usize, memory_space: Option<u32>) -> Entry {
         Entry {
             number,
             line,

@@ -23,7 +23,7 @@
 //! assert_eq!(x.inferred_tiling.as_deref(), Some("(8,128)(2,1)"));
 //! assert_eq!((x.sizes.array_bytes, x.sizes.logical_bytes), (5_242_880, 1_638_400));
 //! assert_eq!(x.best_layout.as_ref().unwrap().layout, "{1,2,0:T(8,128)(2,1)}");
-//! assert_eq!(r.entries[0].memory_space.as_deref(), Some("vmem"));
+//! assert_eq!(r.memory_spaces[r.entries[0].memory_space.unwrap() as usize], "vmem");
 //! ```
 
 mod entry;

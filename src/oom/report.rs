@@ -80,6 +80,15 @@ pub struct OomReport {
     pub error_code: Option<String>,
     /// `Ran out of memory in memory space hbm`: `hbm`.
     pub memory_space: Option<String>,
+    /// The memory spaces of the report's sections (`hbm`, `vmem`), each once, in the order
+    /// they come: an entry's [`memory_space`](Entry::memory_space) is an index here, so a
+    /// section's name is written once however many entries it lists.
+    ///
+    /// ```
+    /// let r = xlayout::oom::OomReport::parse("Largest program allocations in vmem:\n1. Size: 4B\n2. Size: 4B\n");
+    /// assert_eq!((r.memory_spaces.as_slice(), r.entries[1].memory_space), (&[String::from("vmem")][..], Some(0)));
+    /// ```
+    pub memory_spaces: Vec<String>,
     /// `Used 36.16G of 15.48G hbm`: the first.
     pub used: Option<Printed>,
     /// ... and the second.
@@ -180,7 +189,8 @@ impl OomReport {
         let mut r = OomReport::default();
         let mut section = Section::None;
         let mut entry: Option<Entry> = None;
-        let mut entry_space: Option<String> = None;
+        let mut entry_space: Option<u32> = None;
+        let mut spaces = Spaces::default();
         let mut last_key = String::new();
         let mut budget = MODULE_CANDIDATE_BUDGET;
         let mut problems = Problems::default();
@@ -196,7 +206,8 @@ impl OomReport {
             if let Some(at) = needles.ran_out.find(t.as_bytes()) {
                 r.finish(entry.take(), &mut budget, &mut problems);
                 r.header(&t[..at], &t[at + needles.ran_out.needle().len()..]);
-                entry_space.clone_from(&r.memory_space);
+                entry_space =
+                    r.memory_space.as_deref().map(|m| spaces.number(&mut r.memory_spaces, m));
                 section = Section::None;
                 continue;
             }
@@ -234,7 +245,8 @@ impl OomReport {
             if let Some(rest) = t.strip_prefix("Largest program allocations in ") {
                 r.finish(entry.take(), &mut budget, &mut problems);
                 section = Section::Entries;
-                entry_space = Some(rest.trim_end_matches(':').trim().to_string());
+                entry_space =
+                    Some(spaces.number(&mut r.memory_spaces, rest.trim_end_matches(':').trim()));
                 continue;
             }
             if t.starts_with("Total ") && t.contains(" usage >= ") {
@@ -256,7 +268,7 @@ impl OomReport {
                 tpu_entry(t, &needles.size).or_else(|| gpu_entry(t).map(|k| (k, "")))
             {
                 r.finish(entry.take(), &mut budget, &mut problems);
-                let mut e = Entry::new(number, n, entry_space.clone());
+                let mut e = Entry::new(number, n, entry_space);
                 if !size.is_empty() {
                     e.field("size", size);
                 }
@@ -270,7 +282,7 @@ impl OomReport {
                 continue;
             }
             if entry.is_none() && section == Section::Entries {
-                in_sizeless = r.sizeless_field(t, n, &entry_space, after_sizeless);
+                in_sizeless = r.sizeless_field(t, n, entry_space, after_sizeless);
                 if in_sizeless {
                     continue;
                 }
@@ -362,12 +374,12 @@ impl OomReport {
     /// Reads line `t` (line `n`) of a sizeless entry, outside any numbered one: an `XLA
     /// label:` starts one, an `Allocation type:` right after its fields ends it. `false`
     /// for any other line.
-    fn sizeless_field(&mut self, t: &str, n: usize, space: &Option<String>, after: bool) -> bool {
+    fn sizeless_field(&mut self, t: &str, n: usize, space: Option<u32>, after: bool) -> bool {
         let Some((key, value)) = t.split_once(':') else { return false };
         let open = self.sizeless.last_mut().filter(|e| after && e.allocation_type.is_none());
         match (key.trim().to_ascii_lowercase().as_str(), open) {
             ("xla label", _) => {
-                let mut e = Entry::new(self.sizeless.len() as u64 + 1, n, space.clone());
+                let mut e = Entry::new(self.sizeless.len() as u64 + 1, n, space);
                 e.field(key, value);
                 self.sizeless.push(e);
                 true
@@ -518,10 +530,11 @@ impl Serialize for Fields<'_> {
             }
         }
         let r = self.report;
-        let mut st = s.serialize_struct("OomReport", 19)?;
+        let mut st = s.serialize_struct("OomReport", 20)?;
         st.serialize_field("kind", &r.kind)?;
         st.serialize_field("error_code", &r.error_code)?;
         st.serialize_field("memory_space", &r.memory_space)?;
+        st.serialize_field("memory_spaces", &r.memory_spaces)?;
         st.serialize_field("used", &r.used)?;
         st.serialize_field("capacity", &r.capacity)?;
         st.serialize_field("exceeded", &r.exceeded)?;
@@ -539,6 +552,25 @@ impl Serialize for Fields<'_> {
         st.serialize_field("problems", &r.problems)?;
         st.serialize_field("missing", &r.missing())?;
         st.end()
+    }
+}
+
+/// The numbers of the memory spaces named so far ([`OomReport::memory_spaces`]): each
+/// section's name is looked up once, not compared with every name before it.
+#[derive(Default)]
+struct Spaces(std::collections::HashMap<String, u32>);
+
+impl Spaces {
+    /// The number of memory space `name`, added to `table` if it is new.
+    fn number(&mut self, table: &mut Vec<String>, name: &str) -> u32 {
+        if let Some(&k) = self.0.get(name) {
+            return k;
+        }
+        // Fewer spaces than lines of the report, which 32 bits count.
+        let k = table.len() as u32;
+        table.push(name.to_string());
+        self.0.insert(name.to_string(), k);
+        k
     }
 }
 

@@ -27,8 +27,9 @@ pub struct EntryRow<'a> {
     pub entry: u64,
     /// The line of the report it starts on.
     pub line: usize,
-    /// The memory space of its section (`hbm`, `vmem`).
-    pub memory_space: Option<&'a str>,
+    /// The memory space of its section, by number: the index of its name (`hbm`, `vmem`)
+    /// in the report's `memory_spaces`, which writes each name once.
+    pub memory_space: Option<u32>,
     /// `Shape:` as printed.
     pub shape: Option<&'a str>,
     /// `Size:` as printed.
@@ -125,7 +126,7 @@ impl<'a> EntryRow<'a> {
         EntryRow {
             entry: e.number,
             line: e.line,
-            memory_space: e.memory_space.as_deref(),
+            memory_space: e.memory_space,
             shape: e.shape.as_deref(),
             printed_size: text(&e.size),
             printed_bytes: e.size.as_ref().and_then(|p| p.bytes),

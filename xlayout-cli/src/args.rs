@@ -258,43 +258,127 @@ fn leading_index(text: &str) -> Result<LeadingIndex, String> {
     super::parse_index(text).map(LeadingIndex).map_err(|e| e.0)
 }
 
-/// The FILE|DIR|- arguments of `hlo` and `peak`.
+/// The FILE|DIR|- arguments of `hlo`, `peak` and `relayouts`.
 const MODULES: &str = "\
 HLO module text as XLA and JAX write it: files, dump directories (their module
 text, picked by --stage), `-` for standard input";
 
-/// `hlo --format`'s help.
-const HLO_FORMAT: &str = "\
+/// The modules a report command reads (`hlo`, `peak`, `relayouts`): files, directories
+/// and standard input, and which module text of a directory.
+#[derive(Debug, Args)]
+pub struct Modules {
+    #[arg(value_name = "FILE|DIR|-", default_value = "-", help = MODULES)]
+    pub inputs: Vec<PathBuf>,
+    /// Which files of a dump directory: after optimizations, before, or all module text
+    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
+    pub stage: Stage,
+}
+
+/// `--bytes` of the commands whose tables print sizes as TPU reports do by default.
+const UNITS: &str = "\
+Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
+exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)";
+
+/// What a report command's lists and rows are: the help of the flags `hlo` and `peak` share
+/// ([`Shown`], [`Gates`]) in each command's words. Each flag is declared once; its help
+/// names what it cuts or holds in the command it is given to.
+pub trait Lists {
+    /// `--top`'s help.
+    const TOP: &'static str;
+    /// `--min-bytes`' help.
+    const MIN_BYTES: &'static str;
+    /// `--format`'s help: what a row is.
+    const FORMAT: &'static str;
+    /// `--max-expansion`'s help: which buffers are held to it.
+    const MAX_EXPANSION: &'static str;
+}
+
+/// The lists of `hlo`: owned buffers, one row per instruction.
+#[derive(Debug)]
+pub enum HloLists {}
+
+impl Lists for HloLists {
+    const TOP: &'static str = "Entries in each top list (and groups listed)";
+    const MIN_BYTES: &'static str =
+        "Leave buffers smaller than this out of the top lists (`4096`, `64K`, `1.5G`)";
+    const FORMAT: &'static str = "\
 The output: `table`, aligned for people (the default on a terminal); `tsv`, a
 header line, then one row per instruction (the default otherwise; with --by, one
 per group); `csv`, the same rows (RFC 4180); `json`, one object with every file's
 rows, totals, top lists and peak, exact integers";
+    const MAX_EXPANSION: &'static str =
+        "Exit status 1 when an owned buffer takes more than X times its data (`4`, `1.5`)";
+}
 
-/// `peak --format`'s help.
-const PEAK_FORMAT: &str = "\
+/// The lists of `peak`: the values live at XLA's live-range peak.
+#[derive(Debug)]
+pub enum PeakLists {}
+
+impl Lists for PeakLists {
+    const TOP: &'static str = "Values listed live at the peak (the largest first)";
+    const MIN_BYTES: &'static str =
+        "Leave values smaller than this out of the list (`4096`, `64K`, `1.5G`)";
+    const FORMAT: &'static str = "\
 The output: `table`, aligned for people (the default on a terminal); `tsv`, a
 header line, then one row per value live at each file's peak (the default
 otherwise); `csv`, the same rows (RFC 4180); `json`, one object with every file's
 peak, its live values, high-water marks and XLA's own figures, exact integers";
+    const MAX_EXPANSION: &'static str = "\
+Exit status 1 when a value live at the peak takes more than X times its data with
+its tiling padding (`4`, `1.5`)";
+}
 
-/// `oom --format`'s help.
-const OOM_FORMAT: &str = "\
-The output: `table`, aligned for people (the default on a terminal); `tsv`, a
-header line, then one row per entry of each report (the default otherwise);
-`csv`, the same rows (RFC 4180); `json`, one object with every report's header
-figures and entries, exact integers";
+/// How `hlo` and `peak` show a module: the lists' length and floor, the table's units, the
+/// format, and the HTML page.
+#[derive(Debug, Args)]
+pub struct Shown<L: Lists> {
+    #[arg(long, value_name = "N", default_value_t = 20, help = L::TOP)]
+    pub top: usize,
+    #[arg(long, value_name = "BYTES", value_parser = bytes, default_value = "0")]
+    #[arg(help = L::MIN_BYTES)]
+    pub min_bytes: u64,
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom, help = UNITS)]
+    pub bytes: Units,
+    #[arg(long, value_enum, value_name = "FORMAT", help = L::FORMAT, hide_possible_values = true)]
+    pub format: Option<Format>,
+    /// Also write one self-contained HTML page (what is allocated and a timeline of what it
+    /// holds at every step, the buffers live at the temporaries' peak with their values,
+    /// totals, sortable top lists, maps of the tiled buffers; a section per module) to
+    /// PAGE; `-` writes the page to standard output instead of --format
+    #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
+    pub html: Option<PathBuf>,
+    #[arg(skip)]
+    lists: std::marker::PhantomData<L>,
+}
+
+/// What makes `hlo` and `peak` exit with status 1 for CI, beside a module they cannot read:
+/// an allocation over budget, a buffer that expands too much, a prediction that is not what
+/// XLA's own buffer assignment says.
+#[derive(Debug, Args)]
+pub struct Gates<L: Lists> {
+    /// Exit status 1 when what a file allocates (XLA:CPU's buffer assignment, predicted)
+    /// exceeds BYTES (`16G`), or may (its bounds straddle BYTES), saying by how much; also
+    /// when a module has no allocation to hold to it (not scheduled, or no ENTRY computation)
+    #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
+    pub budget: Option<u64>,
+    #[arg(long, value_name = "X", value_parser = ratio, help = L::MAX_EXPANSION)]
+    pub max_expansion: Option<Ratio>,
+    /// XLA's buffer assignment to compare with (its allocation total in the headline; a
+    /// prediction that follows every rule and differs from it is an error), instead of
+    /// the `*-buffer-assignment.txt` beside the module (one module file only)
+    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
+    pub buffer_assignment: Option<PathBuf>,
+    #[arg(skip)]
+    lists: std::marker::PhantomData<L>,
+}
 
 /// The arguments of `hlo`.
 #[derive(Debug, Args)]
 pub struct Hlo {
-    #[arg(value_name = "FILE|DIR|-", default_value = "-", help = MODULES)]
-    pub inputs: Vec<PathBuf>,
-    /// Entries in each top list (and groups listed)
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub top: usize,
-    /// Leave buffers smaller than this out of the top lists (`4096`, `64K`, `1.5G`)
-    #[arg(long, value_name = "BYTES", value_parser = bytes, default_value = "0")]
-    pub min_bytes: u64,
+    #[command(flatten)]
+    pub modules: Modules,
+    #[command(flatten)]
+    pub shown: Shown<HloLists>,
     /// Group the owned buffers: by op_name path without its last part (op), by opcode, or
     /// by shape
     #[arg(long, value_enum, value_name = "KEY", verbatim_doc_comment)]
@@ -302,34 +386,8 @@ pub struct Hlo {
     /// With --by op: group by the first N parts of op_name
     #[arg(long, value_name = "N")]
     pub op_depth: Option<usize>,
-    /// Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
-    /// exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)
-    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
-    #[arg(verbatim_doc_comment)]
-    pub bytes: Units,
-    #[arg(long, value_enum, value_name = "FORMAT", help = HLO_FORMAT, hide_possible_values = true)]
-    pub format: Option<Format>,
-    /// Which files of a dump directory: after optimizations, before, or all module text
-    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
-    pub stage: Stage,
-    /// Exit status 1 when an owned buffer takes more than X times its data (`4`, `1.5`)
-    #[arg(long, value_name = "X", value_parser = ratio)]
-    pub max_expansion: Option<Ratio>,
-    /// Exit status 1 when what a file allocates (as `xlayout peak` predicts it) exceeds
-    /// BYTES (`16G`), or may, or the module has no allocation to hold to it (not scheduled,
-    /// or no ENTRY computation)
-    #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
-    pub budget: Option<u64>,
-    /// Also write the report as one self-contained HTML page (the allocation and a
-    /// timeline of what it holds, totals, owned bytes by instruction, sortable top lists,
-    /// maps of the tiled buffers; a section per module) to PAGE; `-` writes the page to
-    /// standard output instead of --format
-    #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
-    pub html: Option<PathBuf>,
-    /// XLA's buffer assignment whose allocation total the headline shows, instead of the
-    /// `*-buffer-assignment.txt` beside the module (one module file only)
-    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
-    pub buffer_assignment: Option<PathBuf>,
+    #[command(flatten)]
+    pub gates: Gates<HloLists>,
     /// (Moved: the peak is its own command, `xlayout peak`.)
     #[arg(long, hide = true)]
     pub peak: bool,
@@ -338,44 +396,20 @@ pub struct Hlo {
 /// The arguments of `peak`.
 #[derive(Debug, Args)]
 pub struct Peak {
-    #[arg(value_name = "FILE|DIR|-", default_value = "-", help = MODULES)]
-    pub inputs: Vec<PathBuf>,
-    /// Values listed live at the peak (the largest first)
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub top: usize,
-    /// Leave values smaller than this out of the list (`4096`, `64K`, `1.5G`)
-    #[arg(long, value_name = "BYTES", value_parser = bytes, default_value = "0")]
-    pub min_bytes: u64,
-    /// Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
-    /// exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)
-    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
-    #[arg(verbatim_doc_comment)]
-    pub bytes: Units,
-    #[arg(long, value_enum, value_name = "FORMAT", help = PEAK_FORMAT, hide_possible_values = true)]
-    pub format: Option<Format>,
-    /// Which files of a dump directory: after optimizations, before, or all module text
-    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
-    pub stage: Stage,
-    /// Exit status 1 when what a file allocates exceeds BYTES (`16G`), or may (its bounds
-    /// straddle BYTES), saying by how much; also when a module has no allocation to hold to
-    /// it (not scheduled, or no ENTRY computation)
-    #[arg(long, value_name = "BYTES", value_parser = bytes, verbatim_doc_comment)]
-    pub budget: Option<u64>,
-    /// Exit status 1 when a value live at the peak takes more than X times its data with
-    /// its tiling padding (`4`, `1.5`)
-    #[arg(long, value_name = "X", value_parser = ratio, verbatim_doc_comment)]
-    pub max_expansion: Option<Ratio>,
-    /// Also write one self-contained HTML page (the allocation, a timeline of what it
-    /// holds at every step, the buffers live at the temporaries' peak with their values,
-    /// the buffer report) to PAGE; `-` writes the page to standard output instead of
-    /// --format
-    #[arg(long, value_name = "PAGE", verbatim_doc_comment)]
-    pub html: Option<PathBuf>,
-    /// XLA's buffer assignment to compare with, instead of the one beside the module
-    /// (one module file only)
-    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
-    pub buffer_assignment: Option<PathBuf>,
+    #[command(flatten)]
+    pub modules: Modules,
+    #[command(flatten)]
+    pub shown: Shown<PeakLists>,
+    #[command(flatten)]
+    pub gates: Gates<PeakLists>,
 }
+
+/// `oom --format`'s help.
+const OOM_FORMAT: &str = "\
+The output: `table`, aligned for people (the default on a terminal); `tsv`, a
+header line, then one row per entry of each report (the default otherwise);
+`csv`, the same rows (RFC 4180); `json`, one object with every report's header
+figures and entries, exact integers";
 
 /// The arguments of `oom`.
 #[derive(Debug, Args)]
@@ -430,21 +464,15 @@ bytes moved first (the default otherwise); `csv`, the same rows (RFC 4180);
 /// The arguments of `relayouts`.
 #[derive(Debug, Args)]
 pub struct Relayouts {
-    #[arg(value_name = "FILE|DIR|-", default_value = "-", help = MODULES)]
-    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub modules: Modules,
     /// Rows in each file's table (the most bytes moved first); TSV, CSV and JSON have all
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
-    /// Sizes in the table: as TPU out-of-memory reports print them (`4.00G`, `64.0K`),
-    /// exact byte counts, or XLA's HumanReadableNumBytes (`4.00GiB`)
-    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom)]
-    #[arg(verbatim_doc_comment)]
+    #[arg(long, value_enum, value_name = "UNITS", default_value_t = Units::Oom, help = UNITS)]
     pub bytes: Units,
     #[arg(long, value_enum, value_name = "FORMAT", help = RELAYOUTS_FORMAT, hide_possible_values = true)]
     pub format: Option<Format>,
-    /// Which files of a dump directory: after optimizations, before, or all module text
-    #[arg(long, value_enum, value_name = "STAGE", default_value_t = Stage::After)]
-    pub stage: Stage,
 }
 
 /// `--by`.

@@ -1,20 +1,55 @@
-//! What `hlo` and `peak` share of a module they read: its reading problems on standard
-//! error, XLA's own files beside it, the peak held to `--budget`, and the HTML page. No
-//! analysis happens here.
+//! What the report commands say of a module file beside its report: the module files that
+//! FILE|DIR|- name, a module's reading problems on standard error, XLA's own files beside it
+//! (buffer assignment, live ranges) read and held to the prediction, the allocation held to
+//! `--budget`, the headline's lines about them, and the HTML page. No analysis happens
+//! here.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use xlayout::draw::HtmlPage;
 use xlayout::hlo::{
-    decode, dumps_beside, size_differences, units, Analysis, Assignment, BufferAssignment,
-    Diagnostic, MemoryAnalysis, Module, Peak, Rule, SizeDifference,
+    decode, dumps_beside, module_files, size_differences, units, Analysis, Assignment,
+    BufferAssignment, Diagnostic, DumpProblem, LiveRangeDump, MemoryAnalysis, Module, Peak, Rule,
+    SizeDifference, Stage,
 };
 
-use super::args::{Format, Units};
-use super::io::{self, Failure, Out, Stdin};
+use super::args::{Format, Stage as StageArg, Units};
+use super::io::{self, usage, Failure, Out, Stdin};
 use super::output::{both, human, warn};
 use super::Status;
+
+/// The files FILE|DIR|- arguments stand for: each directory replaced by its module text of
+/// `stage`; status 1 (said on standard error) for a directory without any.
+pub fn module_inputs(
+    inputs: &[PathBuf],
+    stage: StageArg,
+) -> Result<(Vec<PathBuf>, Status), Failure> {
+    let picked = match stage {
+        StageArg::After => Stage::After,
+        StageArg::Before => Stage::Before,
+        StageArg::All => Stage::All,
+    };
+    let mut status = 0;
+    let mut files: Vec<PathBuf> = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let found = io::list_dir(input, |d| module_files(d, picked))?;
+            if found.is_empty() {
+                status = 1;
+                warn(format_args!(
+                    "{}: no module text of stage {} here (see --stage)",
+                    input.display(),
+                    format!("{stage:?}").to_lowercase()
+                ));
+            }
+            files.extend(found);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    Ok((files, status))
+}
 
 /// Says each reading problem of `module` (read from `name`) on standard error: 1 if any.
 pub fn diagnostics(name: &str, module: &Module<'_>) -> Status {
@@ -22,22 +57,6 @@ pub fn diagnostics(name: &str, module: &Module<'_>) -> Status {
         warn(format_args!("{name}:{d}"));
     }
     Status::from(!module.diagnostics.is_empty())
-}
-
-/// A usage error with clap's look (`error: ...`, exit status 2).
-pub fn usage(message: String) -> Failure {
-    Failure::Usage(clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, message + "\n"))
-}
-
-/// `--buffer-assignment FILE` names the assignment of one module.
-pub fn one_module(assignment: &Option<PathBuf>, files: &[PathBuf]) -> Result<(), Failure> {
-    if assignment.is_some() && files.len() != 1 {
-        return Err(usage(format!(
-            "--buffer-assignment compares with one module, and {} module files were given",
-            files.len()
-        )));
-    }
-    Ok(())
 }
 
 /// XLA's buffer assignment (`*-buffer-assignment.txt`) and live ranges beside module `file`,
@@ -49,15 +68,57 @@ pub fn beside(file: &Path, assignment: Option<&Path>) -> (Option<PathBuf>, Optio
     dumps_beside(file, assignment)
 }
 
-/// The name and text of a file beside the module, if there is one; a file named with
-/// `--buffer-assignment` that cannot be read is a failure.
-pub fn read_beside(
+/// XLA's file at `path` (beside the module, or named with `--buffer-assignment`), if there
+/// is one: its name and what `parse` reads in its text, whose `problems` are said on
+/// standard error (status 1). A file that cannot be read is a failure.
+fn read_beside<T>(
     path: Option<PathBuf>,
     stdin: &mut Stdin<'_>,
-) -> Result<Option<(String, String)>, Failure> {
+    status: &mut Status,
+    parse: impl FnOnce(&str) -> T,
+    problems: impl FnOnce(&T) -> &[DumpProblem],
+) -> Result<Option<(String, T)>, Failure> {
     let Some(path) = path else { return Ok(None) };
-    let (name, bytes) = io::read_file(&path, stdin)?;
-    Ok(Some((name, decode(&bytes).0.into_owned())))
+    let (file, bytes) = io::read_file(&path, stdin)?;
+    let read = parse(&decode(&bytes).0);
+    for p in problems(&read) {
+        *status = 1;
+        warn(format_args!("{file}:{}: {}", p.line, p.message));
+    }
+    Ok(Some((file, read)))
+}
+
+/// XLA's own peak, read from its live-range file, next to the project's.
+#[derive(Serialize)]
+pub struct XlaLiveRange {
+    pub file: String,
+    pub steps: Option<u64>,
+    pub peak_step: Option<u64>,
+    pub peak_bytes: Option<u64>,
+    /// Whether XLA's step and bytes are the project's.
+    pub agrees: bool,
+}
+
+/// Reads XLA's live ranges at `path` (their problems on standard error, status 1) and holds
+/// `peak` to them.
+pub fn live_range(
+    path: Option<PathBuf>,
+    stdin: &mut Stdin<'_>,
+    peak: &Peak,
+    status: &mut Status,
+) -> Result<Option<XlaLiveRange>, Failure> {
+    let read = read_beside(path, stdin, status, LiveRangeDump::parse, |d| &d.problems)?;
+    Ok(read.map(|(file, d)| {
+        let agrees =
+            d.peak_step == Some(u64::from(peak.xla.step)) && d.peak_bytes() == Some(peak.xla.bytes);
+        XlaLiveRange {
+            file,
+            steps: d.max,
+            peak_step: d.peak_step,
+            peak_bytes: d.peak_bytes(),
+            agrees,
+        }
+    }))
 }
 
 /// XLA's buffer assignment of a module: its totals, whether the prediction agrees, and the
@@ -87,12 +148,8 @@ pub fn assignment(
     name: &str,
     status: &mut Status,
 ) -> Result<Option<XlaAssignment>, Failure> {
-    Ok(read_beside(path, stdin)?.map(|(file, text)| {
-        let b = BufferAssignment::parse(&text);
-        for p in &b.problems {
-            *status = 1;
-            warn(format_args!("{file}:{}: {}", p.line, p.message));
-        }
+    let read = read_beside(path, stdin, status, BufferAssignment::parse, |b| &b.problems)?;
+    Ok(read.map(|(file, b)| {
         let xla = b.memory_analysis(&analysis.module.input_output_alias);
         let agrees = predicted.map(|a| a.memory_analysis() == xla);
         if let (Some(false), Some(a)) = (agrees, predicted.filter(|a| a.exact())) {

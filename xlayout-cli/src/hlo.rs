@@ -1,24 +1,23 @@
-//! `xlayout hlo`: the reports of [`xlayout::hlo`] for each file, with the peak of a
-//! scheduled module and XLA's own allocation total in the headline, printed as a table for
-//! people or as TSV, CSV or JSON for scripts. No analysis happens here: this module picks
-//! the files, asks the library, and hands what it says to the output layer.
+//! `xlayout hlo`: the reports of [`xlayout::hlo`] for each file, with what XLA:CPU allocates
+//! for a scheduled module and XLA's own allocation total in the headline, printed as a table
+//! for people or as TSV, CSV or JSON for scripts. No analysis happens here: the loop over the
+//! modules is [`ModuleFiles::each_loaded`]'s; this file says what `hlo` prints of each.
 
-use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use xlayout::draw;
 use xlayout::hlo::{
-    Analysis, GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions,
-    ReportWithPeak, Row, RunningTotals, Sum, Totals, REPORT_VERSION,
+    GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak, Row,
+    RunningTotals, Sum, Totals, REPORT_VERSION,
 };
 
-use super::args::{By, Format, Hlo};
+use super::args::{By, Hlo};
 use super::dump::{self, XlaAssignment};
-use super::io::{Failure, Out, Stdin};
+use super::io::{usage, Failure, Out, Stdin};
+use super::load::{ModuleFiles, Want};
 use super::output::{
-    self, aligned, both, chosen_format, count, human, module_inputs, row_table, warn, Column,
-    Emitter, Fields, Files, Later, Sink, Stream,
+    self, aligned, both, chosen_format, computation_names, count, human, names, row_table, warn,
+    ByName, Column, Emitter, Fields, FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -43,7 +42,8 @@ pub const COLUMNS: &[&str] = &[
     "ownership",
     "owned_bytes",
     "op_name",
-    "source",
+    "source_file",
+    "source_line",
     "causes",
     "best_layout",
     "best_bytes",
@@ -94,21 +94,18 @@ struct GroupRow<'a> {
     group: &'a Keyed<String>,
 }
 
-/// One file in the JSON output: its name, its report, its peak, XLA's allocation total.
+/// One file's report: in JSON its name, its report with the headline, XLA's allocation
+/// total; a table; rows of instructions or of groups.
 #[derive(Serialize)]
-struct FileJson<'a, 'r, 'm, 't> {
+struct HloFile<'a, 't> {
     file: &'a str,
     #[serde(flatten)]
-    report: ReportWithPeak<'a, 'r, 'm, 't>,
-    xla_buffer_assignment: Option<XlaAssignment>,
-}
-
-/// The JSON output: `{"version", "files": [...], "total": {...}}`.
-#[derive(Serialize)]
-struct Envelope<'a, 's> {
-    version: u32,
-    files: Files<'a, 's>,
-    total: Later<'a, TotalJson>,
+    report: ReportWithPeak<'a, 't>,
+    xla_buffer_assignment: Option<&'a XlaAssignment>,
+    #[serde(skip)]
+    args: &'a Hlo,
+    #[serde(skip)]
+    peak: Option<&'a Peak>,
 }
 
 /// The JSON output's total.
@@ -122,7 +119,7 @@ struct TotalJson {
 impl Hlo {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
         if self.peak {
-            return Err(dump::usage(String::from(
+            return Err(usage(String::from(
                 "`hlo --peak` is its own command now: `xlayout peak FILE|DIR|-...` \
                  (with --budget, --max-expansion, --min-bytes, --top, --format and --html)",
             )));
@@ -132,126 +129,69 @@ impl Hlo {
                 || String::from("no --by"),
                 |b| format!("--by {}", format!("{b:?}").to_lowercase()),
             );
-            return Err(dump::usage(format!(
+            return Err(usage(format!(
                 "--op-depth N groups by the first N parts of op_name, which `--by op` does; \
                  with {by} it would change nothing: add `--by op`, or leave out --op-depth"
             )));
         }
-        let (files, status) = module_inputs(&self.inputs, self.stage)?;
-        dump::one_module(&self.buffer_assignment, &files)?;
-        dump::with_page(self.html.as_deref(), self.format, out, |out, page| {
-            self.reports(&files, status, stdin, out, page)
+        let files = ModuleFiles::list(&self.modules, self.gates.buffer_assignment.as_deref())?;
+        let shown = &self.shown;
+        dump::with_page(shown.html.as_deref(), shown.format, out, |out, page| {
+            let columns = if self.by.is_some() { GROUP_COLUMNS } else { COLUMNS };
+            let head = Head { version: REPORT_VERSION, list: "files", columns };
+            let mut emit = Emitter::begin(chosen_format(shown.format), head, out)?;
+            let options = self.options();
+            let mut total = TotalJson::default();
+            let mut running = RunningTotals::default();
+            let want = Want { every_peak: false, live_ranges: false };
+            let status = files.each_loaded(&self.gates, want, stdin, |m| {
+                let report = Report::new(m.analysis, options);
+                let status = self.limits(m.name, &report);
+                if let Some(page) = page.as_mut() {
+                    m.add_to(
+                        page,
+                        &report,
+                        PeakOptions { top: shown.top, min_bytes: shown.min_bytes },
+                    );
+                }
+                total.files += 1;
+                running.add(&report.totals);
+                emit.file(&HloFile {
+                    file: m.name,
+                    report: ReportWithPeak::new(&report, m.peak),
+                    xla_buffer_assignment: m.assignment,
+                    args: self,
+                    peak: m.peak,
+                })?;
+                Ok(status)
+            })?;
+            total.totals = running.into_totals();
+            let table = || match total.files {
+                0 | 1 => String::new(),
+                n => format!("\n{}", self.total_table(n, &total.totals)),
+            };
+            emit.end_with("total", &total, table)?;
+            Ok(status)
         })
     }
 
-    /// Reads every input and writes its report in --format; adds each module to `page`.
-    fn reports(
-        &self,
-        files: &[std::path::PathBuf],
-        mut status: Status,
-        stdin: &mut Stdin<'_>,
-        out: &mut Out<'_>,
-        page: &mut Option<draw::HtmlPage>,
-    ) -> Result<Status, Failure> {
-        let format = chosen_format(self.format);
-        let options = ReportOptions {
-            top: self.top,
-            min_bytes: self.min_bytes,
+    /// What the reports list, from the command line.
+    fn options(&self) -> ReportOptions {
+        ReportOptions {
+            top: self.shown.top,
+            min_bytes: self.shown.min_bytes,
             group_by: self.by.map(|b| match b {
                 By::Op => GroupBy::Op,
                 By::Opcode => GroupBy::Opcode,
                 By::Shape => GroupBy::Shape,
             }),
             op_depth: self.op_depth,
-        };
-        let columns = if self.by.is_some() { GROUP_COLUMNS } else { COLUMNS };
-        let total = RefCell::new(TotalJson::default());
-        {
-            let stream = Stream::new(|sink| {
-                let mut running = RunningTotals::default();
-                for file in files {
-                    let (name, text, problems) = dump::read_module(file, stdin)?;
-                    let mut module = Module::parse(&text);
-                    module.add_diagnostics(problems);
-                    status |= dump::diagnostics(&name, &module);
-                    let analysis = Analysis::new(&module);
-                    let report = Report::new(&analysis, options);
-                    let peak = module.is_scheduled.then(|| Peak::new(&analysis));
-                    let (assignment, _) = dump::beside(file, self.buffer_assignment.as_deref());
-                    let predicted = peak.as_ref().map(|p| &p.assignment);
-                    let xla = dump::assignment(
-                        assignment,
-                        stdin,
-                        &analysis,
-                        predicted,
-                        &name,
-                        &mut status,
-                    )?;
-                    status |= self.limits(&name, &report);
-                    if let Some(budget) = self.budget {
-                        status |= dump::check_budget(&name, budget, &module, peak.as_ref());
-                    }
-                    total.borrow_mut().files += 1;
-                    running.add(&report.totals);
-                    if let Some(page) = page.as_mut() {
-                        let html = draw::HtmlOptions {
-                            source: name.clone(),
-                            xla_allocated_bytes: xla
-                                .as_ref()
-                                .map(|x| x.memory_analysis.allocated_bytes),
-                            peak: PeakOptions { top: self.top, min_bytes: self.min_bytes },
-                            ..draw::HtmlOptions::default()
-                        };
-                        page.add_with_peak(&report, peak.as_ref(), &html);
-                    }
-                    self.emit(sink, &name, &report, peak.as_ref(), xla)?;
-                }
-                total.borrow_mut().totals = running.into_totals();
-                if files.len() > 1 {
-                    let t = total.borrow();
-                    sink.table_end(&format!("\n{}", self.total_table(files.len(), &t.totals)))?;
-                }
-                Ok(())
-            });
-            let envelope =
-                Envelope { version: REPORT_VERSION, files: stream.files(), total: Later(&total) };
-            Emitter::new(format, out).run(columns, &stream, &envelope)?;
         }
-        Ok(status)
-    }
-
-    /// One file's report in the sink's format.
-    fn emit(
-        &self,
-        sink: &mut Sink<'_, '_>,
-        name: &str,
-        report: &Report<'_, '_, '_>,
-        peak: Option<&Peak>,
-        xla: Option<XlaAssignment>,
-    ) -> Result<(), Failure> {
-        if sink.wants(Format::Table) {
-            sink.table(&self.table(name, report, peak, xla.as_ref())?)?;
-        }
-        let a = report.analysis;
-        if let Some(by) = report.options.group_by {
-            sink.rows(report.groups.iter().map(|group| GroupRow {
-                file: name,
-                group_by: by,
-                group,
-            }))?;
-        } else {
-            sink.rows(a.module.instructions.ids().map(|i| FileRow { file: name, row: a.row(i) }))?;
-        }
-        sink.json(&FileJson {
-            file: name,
-            report: ReportWithPeak::new(report, peak),
-            xla_buffer_assignment: xla,
-        })
     }
 
     /// Reports the buffers beyond `--max-expansion`; 1 if any.
-    fn limits(&self, name: &str, report: &Report<'_, '_, '_>) -> Status {
-        let Some(x) = &self.max_expansion else { return 0 };
+    fn limits(&self, name: &str, report: &Report<'_, '_>) -> Status {
+        let Some(x) = &self.gates.max_expansion else { return 0 };
         let mut status = 0;
         for i in report.expanding_more_than(x.num, x.den) {
             status = 1;
@@ -267,14 +207,14 @@ impl Hlo {
     }
 
     fn size(&self, n: u64) -> String {
-        human(self.bytes, n)
+        human(self.shown.bytes, n)
     }
 
     /// The table of one file: the headline, which names each figure, then the lists.
     fn table(
         &self,
         name: &str,
-        report: &Report<'_, '_, '_>,
+        report: &Report<'_, '_>,
         peak: Option<&Peak>,
         xla: Option<&XlaAssignment>,
     ) -> Result<String, Failure> {
@@ -292,9 +232,9 @@ impl Hlo {
             count(m.instructions.len(), "instruction"),
             count(m.lines, "line")
         );
-        s += &peak_line(m, peak, self.bytes);
+        s += &peak_line(m, peak, self.shown.bytes);
         if let Some(x) = xla {
-            s += &dump::xla_assignment_line(x, self.bytes);
+            s += &dump::xla_assignment_line(x, self.shown.bytes);
         }
         s +=
             &self.totals_text("sum of every buffer the program owns, not its peak", &report.totals);
@@ -306,7 +246,7 @@ impl Hlo {
             );
         }
         let why = |f: &Fields| output::why(f, "causes");
-        let better = |f: &Fields| output::better(f, "best_layout", "best_bytes", self.bytes);
+        let better = |f: &Fields| output::better(f, "best_layout", "best_bytes", self.shown.bytes);
         let allocated = Column::Bytes("allocated", "owned_bytes");
         let padding = Column::Bytes("padding", "owned_padding_bytes");
         let x = Column::Times("x", "owned_expansion");
@@ -338,12 +278,12 @@ impl Hlo {
             let rows = list.iter().map(|&i| {
                 let owned = a.buffers[i].owned;
                 TopRow {
-                    row: a.row(i),
+                    row: report.row(i),
                     owned_padding_bytes: owned.padding_bytes(),
                     owned_expansion: owned.expansion(),
                 }
             });
-            let _ = write!(s, "\n{title}:\n{}", row_table(rows, &columns, self.bytes)?);
+            let _ = write!(s, "\n{title}:\n{}", row_table(rows, &columns, self.shown.bytes)?);
         }
         if report.top_padding.is_empty() && report.totals.owned.instructions > 0 {
             s += "\nno owned buffer pads\n";
@@ -459,6 +399,28 @@ impl Hlo {
     }
 }
 
+impl FileReport for HloFile<'_, '_> {
+    fn table(&self) -> Result<String, Failure> {
+        let report = self.report.report;
+        self.args.table(self.file, report, self.peak, self.xla_buffer_assignment)
+    }
+
+    fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
+        let report = self.report.report;
+        let file = self.file;
+        if let Some(group_by) = report.options.group_by {
+            let groups = report.groups.iter().map(|group| GroupRow { file, group_by, group });
+            return rows.all(groups, &[]);
+        }
+        let m = report.analysis.module;
+        let named = [
+            ByName { column: "computation", name: &computation_names(m) },
+            ByName { column: "source_file", name: &names(report.source_files.names()) },
+        ];
+        rows.all(m.instructions.ids().map(|i| FileRow { file, row: report.row(i) }), &named)
+    }
+}
+
 /// A table of sums lists at most this many keys: a hostile module can put every
 /// instruction in a memory space or a computation of its own, and a table of a million rows
 /// is no answer for a person (`--format json` and TSV keep every one).
@@ -522,7 +484,7 @@ fn by_name(by: GroupBy) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xlayout::hlo::Module;
+    use xlayout::hlo::Analysis;
 
     /// The columns are the serialized row's keys, for instruction rows (a row whose shape
     /// was not read too) and group rows.
@@ -531,7 +493,8 @@ mod tests {
         let m = Module::parse("%a = f32[2]{0} parameter(0)\n%b = f32[3]{0:T(0)} negate(%a)\n");
         let a = Analysis::new(&m);
         for i in m.instructions.ids() {
-            assert_eq!(super::super::output::keys(&FileRow { file: "f", row: a.row(i) }), COLUMNS);
+            let row = FileRow { file: "f", row: Report::new(&a, ReportOptions::default()).row(i) };
+            assert_eq!(super::super::output::keys(&row), COLUMNS);
         }
         let r = Report::new(
             &a,

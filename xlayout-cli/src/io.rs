@@ -31,6 +31,12 @@ impl Failure {
     }
 }
 
+/// A usage error with clap's look (`error: ...`, exit status 2), for what clap cannot see
+/// (two options that contradict each other through their values).
+pub fn usage(message: String) -> Failure {
+    Failure::Usage(clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, message + "\n"))
+}
+
 /// The name of standard input in messages.
 const STDIN: &str = "standard input";
 

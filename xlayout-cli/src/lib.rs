@@ -2,10 +2,11 @@
 //! person, and answers scripts one line per input.
 //!
 //! This crate is the command only; the semantics live in the `xlayout` library (and its
-//! `layout-runtime`), so a library user never builds clap, serde_json or erased-serde. `args.rs` says
-//! what the command line means, `run` runs it, one function per mode, and `io.rs` is where
-//! bytes come from and go. The scripting commands answer each input on its own line,
-//! `ok ...` or `err ...`; the person commands write a report. Exit status: 0 when every
+//! `layout-runtime`), so a library user never builds clap or serde_json. `args.rs` says what
+//! the command line means, `run` runs it, one function per mode, and `io.rs` is where bytes
+//! come from and go; the report commands read their modules in one loop (`load.rs`) and
+//! write through one emitter (`output.rs`). The scripting commands answer each input on its
+//! own line, `ok ...` or `err ...`; the person commands write a report. Exit status: 0 when every
 //! input was ok, 1 when any was not, 2 for a usage error or an input or output that failed
 //! (but 0 for a closed output pipe).
 //!
@@ -30,6 +31,7 @@ mod bitcast;
 mod dump;
 mod hlo;
 mod io;
+mod load;
 mod map;
 mod oom;
 mod output;

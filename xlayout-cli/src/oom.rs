@@ -2,7 +2,6 @@
 //! `--hlo`, printed as a table for people or as TSV, CSV or JSON for scripts. No analysis
 //! happens here.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -12,12 +11,12 @@ use xlayout::oom::{
     join, join_problems, Entry, EntryRow, Joined, Kind, Named, OomReport, Printed, SHAPE_CHARS,
 };
 
-use super::args::{Format, Oom, Units};
+use super::args::{Oom, Units};
 use super::dump;
 use super::io::{self, Failure, Out, Stdin};
 use super::output::{
-    self, aligned, chosen_format, human, row_table, warn, Cell, Column, Emitter, Fields, Files,
-    Later, Stream,
+    self, aligned, chosen_format, human, names, row_table, warn, ByName, Cell, Column, Emitter,
+    Fields, FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -75,12 +74,19 @@ struct FileRow<'a> {
     row: EntryRow<'a>,
 }
 
-/// One report in the JSON output.
+/// One report: in JSON its file and the report with what the dump says of its entries; a
+/// table; a row per entry.
 #[derive(Serialize)]
 struct ReportJson<'a, R> {
     file: &'a str,
     #[serde(flatten)]
     report: R,
+    #[serde(skip)]
+    read: &'a OomReport,
+    #[serde(skip)]
+    dump: Option<(&'a Module<'a>, &'a [Option<Joined<'a>>])>,
+    #[serde(skip)]
+    args: &'a Oom,
 }
 
 /// The dump `--hlo` names, in the JSON output: after the reports, as `named` holds the
@@ -94,17 +100,8 @@ struct DumpJson<'a> {
     named: Named<'a>,
 }
 
-/// The JSON output: `{"version", "reports": [...], "dump"}`.
-#[derive(Serialize)]
-struct Envelope<'a, 'd, 's> {
-    version: u32,
-    reports: Files<'a, 's>,
-    dump: Later<'a, Option<DumpJson<'d>>>,
-}
-
 impl Oom {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
-        let format = chosen_format(self.format);
         let mut status = 0;
         // The dump is read once, before the reports (it may be standard input, then the
         // reports cannot be).
@@ -122,60 +119,45 @@ impl Oom {
             status |= dump::diagnostics(name, &m);
             m
         });
-        let dump_json =
-            RefCell::new(dump.as_ref().zip(module.as_ref()).map(|((name, _, _), m)| DumpJson {
-                file: name,
-                module: m.name,
-                instructions: m.instructions.len(),
-                diagnostics: &m.diagnostics,
-                named: Named::new(m),
-            }));
-        {
-            let stream = Stream::new(|sink| {
-                for input in &self.inputs {
-                    let (name, bytes) = io::read_file(input, stdin)?;
-                    let report = OomReport::from_bytes(&bytes);
-                    for p in &report.problems {
-                        status = 1;
-                        warn(format_args!("{name}:{}: {}", p.line, p.message));
-                    }
-                    if let Some(why) = report.missing() {
-                        status = 1;
-                        warn(format_args!("{name}: {why}"));
-                    }
-                    let joined = module.as_ref().map(|m| join(&report.entries, m));
-                    if let Some(j) = &joined {
-                        // Notes, not problems of the report: the status stays.
-                        for p in join_problems(&report.entries, j) {
-                            warn(format_args!("{name}:{}: {}", p.line, p.message));
-                        }
-                        if let Some(d) = dump_json.borrow_mut().as_mut() {
-                            d.named.add(j);
-                        }
-                    }
-                    if sink.wants(Format::Table) {
-                        let dump = module.as_ref().zip(joined.as_deref());
-                        sink.table(&self.table(&name, &report, dump)?)?;
-                    }
-                    let rows = report.entries.iter().enumerate().map(|(k, e)| FileRow {
-                        file: &name,
-                        row: EntryRow::new(e, joined.as_ref().map(|j| j[k].as_ref())),
-                    });
-                    sink.rows(rows)?;
-                    sink.json(&ReportJson {
-                        file: &name,
-                        report: report.with_dump(joined.as_deref()),
-                    })?;
+        let mut dump_json = dump.as_ref().zip(module.as_ref()).map(|((name, _, _), m)| DumpJson {
+            file: name,
+            module: m.name,
+            instructions: m.instructions.len(),
+            diagnostics: &m.diagnostics,
+            named: Named::new(m),
+        });
+        let head = Head { version: REPORT_VERSION, list: "reports", columns: COLUMNS };
+        let mut emit = Emitter::begin(chosen_format(self.format), head, out)?;
+        for input in &self.inputs {
+            let (name, bytes) = io::read_file(input, stdin)?;
+            let report = OomReport::from_bytes(&bytes);
+            for p in &report.problems {
+                status = 1;
+                warn(format_args!("{name}:{}: {}", p.line, p.message));
+            }
+            if let Some(why) = report.missing() {
+                status = 1;
+                warn(format_args!("{name}: {why}"));
+            }
+            let joined = module.as_ref().map(|m| join(&report.entries, m));
+            if let Some(j) = &joined {
+                // Notes, not problems of the report: the status stays.
+                for p in join_problems(&report.entries, j) {
+                    warn(format_args!("{name}:{}: {}", p.line, p.message));
                 }
-                Ok(())
-            });
-            let envelope = Envelope {
-                version: REPORT_VERSION,
-                reports: stream.files(),
-                dump: Later(&dump_json),
-            };
-            Emitter::new(format, out).run(COLUMNS, &stream, &envelope)?;
+                if let Some(d) = dump_json.as_mut() {
+                    d.named.add(j);
+                }
+            }
+            emit.file(&ReportJson {
+                file: &name,
+                report: report.with_dump(joined.as_deref()),
+                read: &report,
+                dump: module.as_ref().zip(joined.as_deref()),
+                args: self,
+            })?;
         }
+        emit.end_with("dump", &dump_json, String::new)?;
         Ok(status)
     }
 
@@ -449,6 +431,22 @@ fn in_the_dump(
         clip(d.shape, SHAPE_CHARS),
         clip(d.opcode, SHAPE_CHARS)
     )
+}
+
+impl<R: Serialize> FileReport for ReportJson<'_, R> {
+    fn table(&self) -> Result<String, Failure> {
+        self.args.table(self.file, self.read, self.dump)
+    }
+
+    fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
+        let joined = self.dump.map(|(_, j)| j);
+        let entries = self.read.entries.iter().enumerate().map(|(k, e)| FileRow {
+            file: self.file,
+            row: EntryRow::new(e, joined.map(|j| j[k].as_ref())),
+        });
+        let spaces = names(&self.read.memory_spaces);
+        rows.all(entries, &[ByName { column: "memory_space", name: &spaces }])
+    }
 }
 
 #[cfg(test)]

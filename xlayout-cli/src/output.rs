@@ -1,34 +1,34 @@
-//! The one output layer of the report commands (`hlo`, `peak`, `oom`): a report is a list
-//! of files, each with rows of one serde struct (a library type); [`Emitter::run`] writes
-//! them as an aligned table for people, as TSV or CSV rows, or as one JSON value whose
-//! envelope (`{"version", "files": [...], ...}`) is serialized by serde, the files written
-//! as they are read. A TSV or CSV row is the row struct serialized field by field
-//! ([`flat`]), so its column names are the JSON keys of the same struct; numbers stay
-//! numbers until a cell is printed ([`Ratio`](xlayout::hlo::Ratio) as its three significant
-//! figures).
+//! The one output layer of the report commands (`hlo`, `peak`, `oom`, `relayouts`), pushed
+//! to as ripgrep's printer is: [`Emitter::begin`], then [`Emitter::file`] with each input's
+//! report, then [`Emitter::end`] (or [`Emitter::end_with`] a total), which alone closes
+//! what `begin` opened. Each format is a sink of its own: the people's tables, TSV or CSV
+//! rows, one JSON object. A report gives each what it writes ([`FileReport`]): its table,
+//! its rows (structs whose fields are the columns, serialized field by field by [`flat`],
+//! so a column is named as the JSON key of the same field), and itself as JSON. Numbers stay
+//! numbers until a cell is printed.
 //!
-//! Also here: the `--format` chosen, byte counts in `--bytes` units, aligned text, warnings
-//! on standard error, and the files that FILE|DIR arguments name.
+//! Also here: the `--format` chosen and warnings on standard error; the people's tables are
+//! in [`table`].
 
 mod cell;
 mod flat;
+mod table;
 
-use std::cell::RefCell;
 use std::fmt;
 use std::io::{IsTerminal, Write as _};
-use std::path::PathBuf;
 
-use serde::ser::{self, Serialize, SerializeSeq};
-use xlayout::hlo::{module_files, units, Stage};
+use serde::Serialize;
 
-use super::args::{Format, Stage as StageArg, Units};
-use super::io::{self, Failure, Out};
-use super::Status;
+use super::args::Format;
+use super::io::{Failure, Out};
 
 pub use self::cell::{record, Cell};
 pub use self::flat::flat;
 #[cfg(test)]
 pub use self::flat::keys;
+pub use self::table::{
+    aligned, better, both, computation_names, count, human, names, row_table, why, Column, Fields,
+};
 
 /// `--format` as given, or a table on a terminal and TSV otherwise.
 pub fn chosen_format(format: Option<Format>) -> Format {
@@ -43,384 +43,272 @@ pub fn chosen_format(format: Option<Format>) -> Format {
     )
 }
 
-/// A byte count in the `--bytes` units.
-pub fn human(unit: Units, n: u64) -> String {
-    match unit {
-        Units::Oom => units::oom_bytes(n),
-        Units::Exact => n.to_string(),
-        Units::Iec => units::iec_bytes(n),
-    }
-}
-
-/// A byte count in the `--bytes` units, with the exact count beside it unless exact already.
-pub fn both(unit: Units, n: u64) -> String {
-    let shown = human(unit, n);
-    if shown == n.to_string() {
-        shown
-    } else {
-        format!("{shown} ({n} bytes)")
-    }
-}
-
-/// The files FILE|DIR|- arguments stand for: each directory replaced by its module text of
-/// `stage`; status 1 (said on standard error) for a directory without any.
-pub fn module_inputs(
-    inputs: &[PathBuf],
-    stage: StageArg,
-) -> Result<(Vec<PathBuf>, Status), Failure> {
-    let picked = match stage {
-        StageArg::After => Stage::After,
-        StageArg::Before => Stage::Before,
-        StageArg::All => Stage::All,
-    };
-    let mut status = 0;
-    let mut files: Vec<PathBuf> = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let found = io::list_dir(input, |d| module_files(d, picked))?;
-            if found.is_empty() {
-                status = 1;
-                warn(format_args!(
-                    "{}: no module text of stage {} here (see --stage)",
-                    input.display(),
-                    format!("{stage:?}").to_lowercase()
-                ));
-            }
-            files.extend(found);
-        } else {
-            files.push(input.clone());
-        }
-    }
-    Ok((files, status))
-}
-
-/// `1 line`, `2 lines`.
-pub fn count(n: usize, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
-}
-
-pub fn or_dash(s: String) -> String {
-    if s.is_empty() {
-        String::from("-")
-    } else {
-        s
-    }
-}
-
-/// A table cell holds at most this many characters (a tuple's shape can be megabytes long;
-/// every row would be padded to it).
-const MAX_CELL: usize = 1000;
-
-/// `cell`, cut to [`MAX_CELL`] characters (`...` at the end of a cut one), and its width.
-fn clipped(cell: &str) -> (&str, &'static str, usize) {
-    match cell.char_indices().nth(MAX_CELL) {
-        Some((end, _)) => (&cell[..end], "...", MAX_CELL + 3),
-        None => (cell, "", cell.chars().count()),
-    }
-}
-
-/// Columns padded to their widest cell; the last column is not padded. Cells are cut to
-/// [`MAX_CELL`] characters.
-pub fn aligned(rows: &[Vec<String>], indent: &str) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let width =
-        |c: usize| rows.iter().filter_map(|r| r.get(c)).map(|s| clipped(s).2).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns).map(width).collect();
-    let mut s = String::new();
-    for row in rows {
-        s += indent;
-        for (c, cell) in row.iter().enumerate() {
-            let (text, cut, len) = clipped(cell);
-            s += text;
-            s += cut;
-            if c + 1 < row.len() {
-                // Padded by hand: a width in a format string is limited to 16 bits.
-                s.extend(std::iter::repeat(' ').take(widths[c] - len + 2));
-            }
-        }
-        s += "\n";
-    }
-    s
-}
-
 /// A line on standard error; if that cannot be written there is nowhere to say so.
 pub fn warn(line: fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-/// Writes one report command's output in its `--format`.
+/// One input's report, as each format writes it; as JSON it is itself, serialized (an
+/// element of the list of files).
+pub trait FileReport: Serialize {
+    /// The table for people.
+    fn table(&self) -> Result<String, Failure>;
+    /// Its TSV and CSV rows, each pushed to `rows` (whose columns they must have).
+    fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure>;
+}
+
+/// What a report command's output is made of, beside its files' reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Head {
+    /// The JSON's `version` ([`REPORT_VERSION`](xlayout::hlo::REPORT_VERSION)).
+    pub version: u32,
+    /// The JSON key of the list of files (`files`; `oom`'s `reports`).
+    pub list: &'static str,
+    /// The TSV and CSV header: every row's fields, in order.
+    pub columns: &'static [&'static str],
+}
+
+/// Writes one report command's output in its format: begun, then a file at a time, then
+/// ended (`end` and `end_with` take the emitter, so nothing is written after the end, and
+/// only they close the JSON object that `begin` opened).
 pub struct Emitter<'a, 'o> {
-    format: Format,
     out: &'a mut Out<'o>,
+    sink: Sink,
+}
+
+/// The sink of one format.
+enum Sink {
+    Table(Tables),
+    Rows(RowSink),
+    Json(Json),
 }
 
 impl<'a, 'o> Emitter<'a, 'o> {
-    pub fn new(format: Format, out: &'a mut Out<'o>) -> Emitter<'a, 'o> {
-        Emitter { format, out }
+    /// Starts the output in `format`: for TSV and CSV the header of `head.columns`; for JSON
+    /// `{"version": ..., "<list>": [`.
+    pub fn begin(format: Format, head: Head, out: &'a mut Out<'o>) -> Result<Self, Failure> {
+        let sink = match format {
+            Format::Table => Sink::Table(Tables { files: 0 }),
+            Format::Tsv | Format::Csv => Sink::Rows(RowSink { format, columns: head.columns }),
+            Format::Json => Sink::Json(Json { files: 0 }),
+        };
+        match &sink {
+            Sink::Table(_) => {}
+            Sink::Rows(s) => s.header(out)?,
+            Sink::Json(_) => Json::begin(out, head)?,
+        }
+        Ok(Emitter { out, sink })
     }
 
-    /// Runs the command's loop in `stream` (which reads every input and hands what each
-    /// gives to its [`Sink`]). TSV and CSV start with `columns` (every row must have exactly
-    /// these fields, in order); JSON is `envelope` serialized, whose list of files
-    /// ([`Stream::files`]) runs the loop as it is written.
-    pub fn run<E: Serialize>(
+    /// One input's report: its table, its rows or its JSON object, whichever is written.
+    pub fn file<R: FileReport>(&mut self, report: &R) -> Result<(), Failure> {
+        match &mut self.sink {
+            Sink::Table(s) => s.file(self.out, report),
+            Sink::Rows(s) => s.file(self.out, report),
+            Sink::Json(s) => s.file(self.out, report),
+        }
+    }
+
+    /// Ends the output (closes the JSON object).
+    pub fn end(self) -> Result<(), Failure> {
+        match self.sink {
+            Sink::Json(_) => Json::end(self.out, None::<(&str, &())>),
+            Sink::Table(_) | Sink::Rows(_) => Ok(()),
+        }
+    }
+
+    /// Ends the output with what comes after the files: in JSON `value` under `key`, after
+    /// the list of files; in a table `table()`, after the files' tables.
+    pub fn end_with<T: Serialize>(
         self,
-        columns: &'static [&'static str],
-        stream: &Stream<'_>,
-        envelope: &E,
+        key: &'static str,
+        value: &T,
+        table: impl FnOnce() -> String,
     ) -> Result<(), Failure> {
-        let format = self.format;
-        if format == Format::Json {
-            let written = self.out.json(envelope);
-            if let Some(failure) = stream.failure.take() {
-                return Err(failure);
-            }
-            written?;
-            return self.out.text("\n");
+        match self.sink {
+            Sink::Json(_) => Json::end(self.out, Some((key, value))),
+            Sink::Table(_) => self.out.text(&table()),
+            Sink::Rows(_) => Ok(()),
         }
-        let Some(each) = stream.each.take() else { return Ok(()) };
-        let mut sink = Sink { format, target: Target::Text { out: self.out, columns }, files: 0 };
-        if matches!(format, Format::Tsv | Format::Csv) {
-            let header: Vec<Cell> = columns.iter().map(|c| Cell::Text((*c).to_string())).collect();
-            let line = record(format, &header);
-            sink.write(&line)?;
-        }
-        each(&mut sink)
     }
 }
 
-/// Where a [`Sink`] writes.
-enum Target<'s, 'o> {
-    /// Table, TSV or CSV text on standard output.
-    Text { out: &'s mut Out<'o>, columns: &'static [&'static str] },
-    /// Elements of the JSON list of files.
-    Json(&'s mut dyn FnMut(&dyn erased_serde::Serialize) -> Result<(), Failure>),
-}
-
-/// What a report command hands each input's results to: a table, rows, a JSON object; each
-/// goes out only in its own format (ask [`Sink::wants`] before building one).
-pub struct Sink<'s, 'o> {
-    format: Format,
-    target: Target<'s, 'o>,
+/// The people's tables: each file's, a blank line between two.
+struct Tables {
     files: usize,
 }
 
-impl Sink<'_, '_> {
-    /// Whether `format` is the one being written.
-    pub fn wants(&self, format: Format) -> bool {
-        self.format == format
-    }
-
-    fn write(&mut self, text: &str) -> Result<(), Failure> {
-        match &mut self.target {
-            Target::Text { out, .. } => out.text(text),
-            Target::Json(_) => Ok(()),
-        }
-    }
-
-    /// One input's table, after a blank line from the one before.
-    pub fn table(&mut self, text: &str) -> Result<(), Failure> {
-        if self.format != Format::Table {
-            return Ok(());
-        }
+impl Tables {
+    fn file<R: FileReport>(&mut self, out: &mut Out<'_>, report: &R) -> Result<(), Failure> {
+        let text = report.table()?;
         if self.files > 0 {
-            self.write("\n")?;
+            out.text("\n")?;
         }
         self.files += 1;
-        self.write(text)
+        out.text(&text)
+    }
+}
+
+/// TSV or CSV: a header line of the columns, then every file's rows.
+struct RowSink {
+    format: Format,
+    columns: &'static [&'static str],
+}
+
+impl RowSink {
+    fn header(&self, out: &mut Out<'_>) -> Result<(), Failure> {
+        let header: Vec<Cell> = self.columns.iter().map(|c| Cell::Text((*c).to_string())).collect();
+        out.text(&record(self.format, &header))
     }
 
-    /// Text after the inputs' tables (a total).
-    pub fn table_end(&mut self, text: &str) -> Result<(), Failure> {
-        if self.format != Format::Table {
-            return Ok(());
-        }
-        self.write(text)
+    fn file<R: FileReport>(&mut self, out: &mut Out<'_>, report: &R) -> Result<(), Failure> {
+        let mut rows = Rows { out, format: self.format, columns: self.columns, buf: String::new() };
+        report.rows(&mut rows)?;
+        rows.out.text(&rows.buf)
     }
+}
 
-    /// One input's rows, as TSV or CSV records with the emitter's columns. Written in
-    /// blocks (standard output is line-buffered; a dump has hundreds of thousands of rows).
-    pub fn rows<R: Serialize>(&mut self, rows: impl IntoIterator<Item = R>) -> Result<(), Failure> {
-        let format = self.format;
-        let Target::Text { out, columns } = &mut self.target else { return Ok(()) };
-        if !matches!(format, Format::Tsv | Format::Csv) {
-            return Ok(());
-        }
-        let mut buf = String::new();
-        for row in rows {
-            let cells = flat(&row)?;
-            debug_assert_eq!(
-                cells.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
-                columns.to_vec(),
-                "a row's fields are its report's columns"
-            );
-            let values: Vec<Cell> = cells.into_iter().map(|(_, v)| v).collect();
-            buf += &record(format, &values);
-            if buf.len() >= 1 << 16 {
-                out.text(&buf)?;
-                buf.clear();
+/// The TSV or CSV records of one file, written in blocks (standard output is
+/// line-buffered; a dump has hundreds of thousands of rows).
+pub struct Rows<'s, 'o> {
+    out: &'s mut Out<'o>,
+    format: Format,
+    columns: &'static [&'static str],
+    buf: String,
+}
+
+/// A column whose numbers stand for names the JSON writes once, in a table beside the rows
+/// (`computations`, `source_files`, `memory_spaces`): TSV and CSV write the name instead, as
+/// a table shows it (cut to [`NAME_CHARS`](xlayout::hlo::NAME_CHARS) characters, its
+/// length said), so a script reads the name and a long one costs a bounded cell.
+pub struct ByName<'n> {
+    /// The column.
+    pub column: &'static str,
+    /// The name of each number, as a table shows it (`None` for a number of no name).
+    pub name: &'n dyn Fn(usize) -> Option<String>,
+}
+
+impl Rows<'_, '_> {
+    /// Writes `row`, a struct whose fields are the columns (in order), the numbers of its
+    /// `named` columns as their names.
+    pub fn push<R: Serialize>(&mut self, row: &R, named: &[ByName<'_>]) -> Result<(), Failure> {
+        let mut cells = flat(row)?;
+        for (key, cell) in &mut cells {
+            let Some(n) = named.iter().find(|n| n.column == key) else { continue };
+            if let Cell::Int(k) = *cell {
+                *cell = usize::try_from(k).ok().and_then(n.name).map_or(Cell::Null, Cell::Text);
             }
         }
-        out.text(&buf)
-    }
-
-    /// One input's object in the JSON list of files.
-    pub fn json(&mut self, value: &dyn erased_serde::Serialize) -> Result<(), Failure> {
-        match &mut self.target {
-            Target::Json(element) => element(value),
-            Target::Text { .. } => Ok(()),
-        }
-    }
-}
-
-/// The list of files in a JSON envelope: serialized as it is made, by running the
-/// command's loop ([`Stream::files`]).
-pub struct Files<'a, 's>(&'a Stream<'s>);
-
-type Each<'s> = Box<dyn FnOnce(&mut Sink<'_, '_>) -> Result<(), Failure> + 's>;
-
-/// A report command's loop over its inputs, run once: by [`Emitter::run`] for text, or,
-/// for JSON, while its [`Files`] are serialized, each [`Sink::json`] becoming an element.
-/// A failure to read an input stops it and is kept for [`Emitter::run`] to return.
-pub struct Stream<'s> {
-    each: RefCell<Option<Each<'s>>>,
-    failure: RefCell<Option<Failure>>,
-}
-
-impl<'s> Stream<'s> {
-    pub fn new(each: impl FnOnce(&mut Sink<'_, '_>) -> Result<(), Failure> + 's) -> Stream<'s> {
-        Stream { each: RefCell::new(Some(Box::new(each))), failure: RefCell::new(None) }
-    }
-
-    /// The list the loop makes, for the JSON envelope.
-    pub fn files(&self) -> Files<'_, 's> {
-        Files(self)
-    }
-}
-
-impl Serialize for Files<'_, '_> {
-    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use ser::Error as _;
-        let stream = self.0;
-        let Some(each) = stream.each.borrow_mut().take() else {
-            return Err(S::Error::custom("the list of files is written once"));
-        };
-        let mut seq = s.serialize_seq(None)?;
-        let mut error: Option<S::Error> = None;
-        let mut element = |value: &dyn erased_serde::Serialize| {
-            seq.serialize_element(value).map_err(|e| {
-                let stop = Failure::Output(std::io::Error::other(e.to_string()));
-                error = Some(e);
-                stop
-            })
-        };
-        let mut sink = Sink { format: Format::Json, target: Target::Json(&mut element), files: 0 };
-        let result = each(&mut sink);
-        if let Some(e) = error {
-            return Err(e);
-        }
-        if let Err(failure) = result {
-            *stream.failure.borrow_mut() = Some(failure);
-            return Err(S::Error::custom("an input could not be read"));
-        }
-        seq.end()
-    }
-}
-
-/// A column of a table for people, made from a row's fields as [`flat`] gives them.
-pub enum Column<'f> {
-    /// A field as its cell prints (`-` for no value).
-    Field(&'static str, &'static str),
-    /// A byte count in the `--bytes` units.
-    Bytes(&'static str, &'static str),
-    /// A ratio with an `x` after it.
-    Times(&'static str, &'static str),
-    /// A cell made from several fields.
-    Made(&'static str, &'f dyn Fn(&Fields) -> String),
-}
-
-/// A row's fields by name, for [`Column::Made`].
-pub struct Fields(Vec<(String, Cell)>);
-
-impl Fields {
-    /// The cell of field `key` (`Null` if there is none).
-    pub fn get(&self, key: &str) -> &Cell {
-        self.0.iter().find(|(k, _)| k == key).map_or(&Cell::Null, |(_, c)| c)
-    }
-
-    /// The text of field `key`.
-    pub fn text(&self, key: &str) -> String {
-        self.get(key).to_string()
-    }
-
-    /// The number of field `key`, if it is one.
-    pub fn number(&self, key: &str) -> Option<u64> {
-        match self.get(key) {
-            Cell::Int(n) => u64::try_from(*n).ok(),
-            _ => None,
-        }
-    }
-}
-
-/// The `why` of a table: a list's texts joined with `, ` (`-` for none).
-pub fn why(f: &Fields, key: &str) -> String {
-    match f.get(key) {
-        Cell::List(items) => {
-            or_dash(items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
-        }
-        other => other.to_string(),
-    }
-}
-
-/// The `better layout` of a table: a layout and its size in `unit` (`-` for none).
-pub fn better(f: &Fields, layout: &str, bytes: &str, unit: Units) -> String {
-    match (f.get(layout), f.number(bytes)) {
-        (Cell::Text(l), Some(n)) => format!("{l} {}", human(unit, n)),
-        _ => String::from("-"),
-    }
-}
-
-/// Rows as an aligned table under a header of the columns' labels: the people's view of
-/// the same rows TSV, CSV and JSON write, through the same [`flat`] serialization.
-pub fn row_table<R: Serialize>(
-    rows: impl IntoIterator<Item = R>,
-    columns: &[&Column<'_>],
-    unit: Units,
-) -> Result<String, Failure> {
-    let label = |c: &Column<'_>| match c {
-        Column::Field(l, _) | Column::Bytes(l, _) | Column::Times(l, _) | Column::Made(l, _) => {
-            l.to_string()
-        }
-    };
-    let mut lines = vec![columns.iter().map(|c| label(c)).collect::<Vec<_>>()];
-    for row in rows {
-        let fields = Fields(flat(&row)?);
-        lines.push(
-            columns
-                .iter()
-                .map(|c| match *c {
-                    Column::Field(_, key) => fields.text(key),
-                    Column::Bytes(_, key) => {
-                        fields.number(key).map_or_else(|| fields.text(key), |n| human(unit, n))
-                    }
-                    Column::Times(_, key) => match fields.get(key) {
-                        Cell::Null => String::from("-"),
-                        cell => format!("{cell}x"),
-                    },
-                    Column::Made(_, make) => make(&fields),
-                })
-                .collect(),
+        debug_assert_eq!(
+            cells.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            self.columns.to_vec(),
+            "a row's fields are its report's columns"
         );
+        let values: Vec<Cell> = cells.into_iter().map(|(_, v)| v).collect();
+        self.buf += &record(self.format, &values);
+        if self.buf.len() >= 1 << 16 {
+            self.out.text(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
     }
-    Ok(aligned(&lines, "  "))
+
+    /// Writes every row of `rows`, the numbers of the `named` columns as their names.
+    pub fn all<R: Serialize>(
+        &mut self,
+        rows: impl IntoIterator<Item = R>,
+        named: &[ByName<'_>],
+    ) -> Result<(), Failure> {
+        rows.into_iter().try_for_each(|row| self.push(&row, named))
+    }
 }
 
-/// A value of the JSON envelope that is known only once the list of files before it has
-/// been written (a total): serialized as it is then.
-pub struct Later<'a, T>(pub &'a RefCell<T>);
+/// JSON: `{"version": ..., "<list>": [` each file's object `]`, what ends it, `}`: one
+/// object, as serde_json writes a struct of those fields, written as it is made (a report of
+/// a large dump is never held whole).
+struct Json {
+    files: usize,
+}
 
-impl<T: Serialize> Serialize for Later<'_, T> {
-    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.borrow().serialize(s)
+impl Json {
+    fn begin(out: &mut Out<'_>, head: Head) -> Result<(), Failure> {
+        out.text(&format!("{{\"version\":{},\"{}\":[", head.version, head.list))
+    }
+
+    fn file<R: Serialize>(&mut self, out: &mut Out<'_>, report: &R) -> Result<(), Failure> {
+        if self.files > 0 {
+            out.text(",")?;
+        }
+        self.files += 1;
+        out.json(report)
+    }
+
+    fn end<T: Serialize>(out: &mut Out<'_>, tail: Option<(&str, &T)>) -> Result<(), Failure> {
+        out.text("]")?;
+        if let Some((key, value)) = tail {
+            out.text(&format!(",\"{key}\":"))?;
+            out.json(value)?;
+        }
+        out.text("}\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of one row, for the sinks.
+    #[derive(Serialize)]
+    struct One {
+        name: &'static str,
+        n: u64,
+    }
+
+    impl FileReport for One {
+        fn table(&self) -> Result<String, Failure> {
+            Ok(format!("{} has {}\n", self.name, self.n))
+        }
+        fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
+            rows.push(self, &[])
+        }
+    }
+
+    const HEAD: Head = Head { version: 9, list: "files", columns: &["name", "n"] };
+
+    /// Every format, two files and an end: what each sink writes, balanced.
+    fn written(format: Format, total: bool) -> String {
+        let mut bytes = Vec::new();
+        let mut out = Out::new(&mut bytes);
+        let mut e = Emitter::begin(format, HEAD, &mut out).unwrap();
+        e.file(&One { name: "a", n: 1 }).unwrap();
+        e.file(&One { name: "b,\t", n: 2 }).unwrap();
+        if total {
+            e.end_with("total", &3, || String::from("\nall: 3\n")).unwrap();
+        } else {
+            e.end().unwrap();
+        }
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn each_sink_writes_its_format() {
+        assert_eq!(written(Format::Table, true), "a has 1\n\nb,\t has 2\n\nall: 3\n");
+        assert_eq!(written(Format::Table, false), "a has 1\n\nb,\t has 2\n");
+        assert_eq!(written(Format::Tsv, true), "name\tn\na\t1\nb,\\t\t2\n");
+        assert_eq!(written(Format::Csv, false), "name,n\na,1\n\"b,\\t\",2\n");
+        let json = r#"{"version":9,"files":[{"name":"a","n":1},{"name":"b,\t","n":2}]"#;
+        assert_eq!(written(Format::Json, true), format!("{json},\"total\":3}}\n"));
+        assert_eq!(written(Format::Json, false), format!("{json}}}\n"));
+        let v: serde_json::Value = serde_json::from_str(&written(Format::Json, true)).unwrap();
+        assert_eq!((v["version"].as_u64(), v["total"].as_u64()), (Some(9), Some(3)));
+    }
+
+    /// No file: a header alone, an empty list.
+    #[test]
+    fn no_file_is_an_empty_list() {
+        let mut bytes = Vec::new();
+        let mut out = Out::new(&mut bytes);
+        Emitter::begin(Format::Json, HEAD, &mut out).unwrap().end().unwrap();
+        assert_eq!(String::from_utf8(bytes).unwrap(), "{\"version\":9,\"files\":[]}\n");
     }
 }

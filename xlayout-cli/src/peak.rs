@@ -1,23 +1,23 @@
 //! `xlayout peak`: [`xlayout::hlo::Peak`] for each file, with XLA's own live ranges and
 //! buffer assignment beside it when there are some, held to `--budget` and
 //! `--max-expansion`, printed as a table for people, as TSV, CSV or JSON for scripts, and
-//! as the HTML report. No analysis happens here.
+//! as the HTML report. No analysis happens here: the loop over the modules is
+//! [`ModuleFiles::each_loaded`]'s; this file says what `peak` prints of each.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use xlayout::draw;
 use xlayout::hlo::{
-    Analysis, LiveRangeDump, Module, Peak, PeakOptions, PeakRow, PeakSummary, Report,
-    ReportOptions, REPORT_VERSION,
+    Module, Peak, PeakOptions, PeakRow, PeakSummary, Report, ReportOptions, REPORT_VERSION,
 };
 
-use super::args::{Format, Peak as PeakArgs};
-use super::dump::{self, XlaAssignment};
+use super::args::Peak as PeakArgs;
+use super::dump::{self, XlaAssignment, XlaLiveRange};
 use super::io::{Failure, Out, Stdin};
+use super::load::{ModuleFiles, Want};
 use super::output::{
-    aligned, both, chosen_format, count, human, module_inputs, row_table, warn, Column, Emitter,
-    Fields, Files, Sink, Stream,
+    aligned, both, chosen_format, count, human, names, row_table, warn, ByName, Column, Emitter,
+    Fields, FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -51,18 +51,8 @@ struct FileRow<'a> {
     row: &'a PeakRow<'a>,
 }
 
-/// XLA's own peak, read from its live-range file, next to the project's.
-#[derive(Serialize)]
-struct XlaLiveRange {
-    file: String,
-    steps: Option<u64>,
-    peak_step: Option<u64>,
-    peak_bytes: Option<u64>,
-    /// Whether XLA's step and bytes are the project's.
-    agrees: bool,
-}
-
-/// One file in the JSON output.
+/// One file's peak: in JSON its name, the module, the peak's summary and XLA's own
+/// figures; a table; a row per value listed at the live-range peak.
 #[derive(Serialize)]
 struct FileJson<'a> {
     file: &'a str,
@@ -70,135 +60,58 @@ struct FileJson<'a> {
     scheduled: bool,
     #[serde(flatten)]
     peak: PeakSummary<'a>,
-    xla_live_range: Option<XlaLiveRange>,
-    xla_buffer_assignment: Option<XlaAssignment>,
+    xla_live_range: Option<&'a XlaLiveRange>,
+    xla_buffer_assignment: Option<&'a XlaAssignment>,
     /// The prediction the summary names, for the table.
     #[serde(skip)]
     assignment: &'a xlayout::hlo::Assignment,
-}
-
-/// The JSON output: `{"version", "files": [...]}`.
-#[derive(Serialize)]
-struct Envelope<'a, 's> {
-    version: u32,
-    files: Files<'a, 's>,
+    #[serde(skip)]
+    args: &'a PeakArgs,
 }
 
 impl PeakArgs {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
-        let (files, status) = module_inputs(&self.inputs, self.stage)?;
-        dump::one_module(&self.buffer_assignment, &files)?;
-        dump::with_page(self.html.as_deref(), self.format, out, |out, page| {
-            self.peaks(&files, status, stdin, out, page)
-        })
-    }
-
-    fn peaks(
-        &self,
-        files: &[std::path::PathBuf],
-        mut status: Status,
-        stdin: &mut Stdin<'_>,
-        out: &mut Out<'_>,
-        page: &mut Option<draw::HtmlPage>,
-    ) -> Result<Status, Failure> {
-        let format = chosen_format(self.format);
-        {
-            let stream = Stream::new(|sink| {
-                for file in files {
-                    let (name, text, problems) = dump::read_module(file, stdin)?;
-                    let mut module = Module::parse(&text);
-                    module.add_diagnostics(problems);
-                    status |= dump::diagnostics(&name, &module);
-                    let analysis = Analysis::new(&module);
-                    let peak = Peak::new(&analysis);
-                    let summary = peak.summary(&module, &self.options());
-                    let (assignment, live_range) =
-                        dump::beside(file, self.buffer_assignment.as_deref());
-                    let xla = dump::read_beside(live_range, stdin)?.map(|(file, text)| {
-                        let d = LiveRangeDump::parse(&text);
-                        for p in &d.problems {
-                            status = 1;
-                            warn(format_args!("{file}:{}: {}", p.line, p.message));
-                        }
-                        let agrees = d.peak_step == Some(u64::from(summary.live_range_peak_step))
-                            && d.peak_bytes() == Some(summary.live_range_peak_bytes);
-                        XlaLiveRange {
-                            file,
-                            steps: d.max,
-                            peak_step: d.peak_step,
-                            peak_bytes: d.peak_bytes(),
-                            agrees,
-                        }
-                    });
-                    let assignment = dump::assignment(
-                        assignment,
-                        stdin,
-                        &analysis,
-                        Some(&peak.assignment),
-                        &name,
-                        &mut status,
-                    )?;
-                    if let Some(budget) = self.budget {
-                        status |= dump::check_budget(&name, budget, &module, Some(&peak));
-                    }
-                    status |= self.expansions(&name, &module, &peak);
-                    if let Some(page) = page.as_mut() {
-                        let report = Report::new(
-                            &analysis,
-                            ReportOptions { top: self.top, ..ReportOptions::default() },
-                        );
-                        let html = draw::HtmlOptions {
-                            source: name.clone(),
-                            xla_allocated_bytes: assignment
-                                .as_ref()
-                                .map(|x| x.memory_analysis.allocated_bytes),
-                            peak: self.options(),
-                            ..draw::HtmlOptions::default()
-                        };
-                        page.add_with_peak(&report, Some(&peak), &html);
-                    }
-                    let f = FileJson {
-                        file: &name,
-                        module: module.name,
-                        scheduled: module.is_scheduled,
-                        peak: summary,
-                        xla_live_range: xla,
-                        xla_buffer_assignment: assignment,
-                        assignment: &peak.assignment,
-                    };
-                    self.emit(sink, &f)?;
+        let files = ModuleFiles::list(&self.modules, self.gates.buffer_assignment.as_deref())?;
+        let shown = &self.shown;
+        dump::with_page(shown.html.as_deref(), shown.format, out, |out, page| {
+            let head = Head { version: REPORT_VERSION, list: "files", columns: COLUMNS };
+            let mut emit = Emitter::begin(chosen_format(shown.format), head, out)?;
+            let want = Want { every_peak: true, live_ranges: true };
+            let status = files.each_loaded(&self.gates, want, stdin, |m| {
+                // Every module has a peak here (`every_peak`).
+                let Some(peak) = m.peak else { return Ok(0) };
+                let status = self.expansions(m.name, m.module, peak);
+                if let Some(page) = page.as_mut() {
+                    let options = ReportOptions { top: shown.top, ..ReportOptions::default() };
+                    m.add_to(page, &Report::new(m.analysis, options), self.options());
                 }
-                Ok(())
-            });
-            let envelope = Envelope { version: REPORT_VERSION, files: stream.files() };
-            Emitter::new(format, out).run(COLUMNS, &stream, &envelope)?;
-        }
-        Ok(status)
-    }
-
-    fn emit(&self, sink: &mut Sink<'_, '_>, f: &FileJson<'_>) -> Result<(), Failure> {
-        if sink.wants(Format::Table) {
-            sink.table(&self.table(f)?)?;
-        }
-        let step = f.peak.live_range_peak_step;
-        sink.rows(f.peak.live.iter().map(|row| FileRow {
-            file: f.file,
-            live_range_peak_step: step,
-            row,
-        }))?;
-        sink.json(f)
+                emit.file(&FileJson {
+                    file: m.name,
+                    module: m.module.name,
+                    scheduled: m.module.is_scheduled,
+                    peak: peak.summary(m.module, &self.options()),
+                    xla_live_range: m.live_range,
+                    xla_buffer_assignment: m.assignment,
+                    assignment: &peak.assignment,
+                    args: self,
+                })?;
+                Ok(status)
+            })?;
+            emit.end()?;
+            Ok(status)
+        })
     }
 
     /// What `--top` and `--min-bytes` keep of the list at the peak, for the rows, the
     /// JSON and the page alike.
     fn options(&self) -> PeakOptions {
-        PeakOptions { top: self.top, min_bytes: self.min_bytes }
+        PeakOptions { top: self.shown.top, min_bytes: self.shown.min_bytes }
     }
 
     /// Reports the values live at the peak that take more than `--max-expansion` times
     /// their data with tiling padding; 1 if any.
     fn expansions(&self, name: &str, m: &Module<'_>, peak: &Peak) -> Status {
-        let Some(x) = &self.max_expansion else { return 0 };
+        let Some(x) = &self.gates.max_expansion else { return 0 };
         let mut status = 0;
         for &v in &peak.xla.live {
             let value = &peak.values[v];
@@ -227,7 +140,7 @@ impl PeakArgs {
     }
 
     fn size(&self, n: u64) -> String {
-        human(self.bytes, n)
+        human(self.shown.bytes, n)
     }
 
     /// The table of one file.
@@ -252,7 +165,7 @@ impl PeakArgs {
             Some(n) => format!("step {step} ({n})"),
             None => format!("step {step}"),
         };
-        s += &dump::allocation_line(f.assignment, self.bytes);
+        s += &dump::allocation_line(f.assignment, self.shown.bytes);
         let t = &f.assignment.temp_peak;
         if f.assignment.temp_bytes > 0 {
             // What the page's timeline marks: the allocation is this peak plus what XLA's
@@ -260,7 +173,7 @@ impl PeakArgs {
             let _ = writeln!(
                 s,
                 "temporaries: at most {} live at once, first at step {}, in their allocation of {}",
-                both(self.bytes, t.bytes),
+                both(self.shown.bytes, t.bytes),
                 t.step,
                 b(f.assignment.temp_bytes)
             );
@@ -278,7 +191,7 @@ impl PeakArgs {
         let _ = writeln!(
             s,
             "live-range peak (XLA's HloLiveRange rule: values sharing memory each counted): {where_}: {} live; {} with padding, {} of data",
-            both(self.bytes, p.live_range_peak_bytes),
+            both(self.shown.bytes, p.live_range_peak_bytes),
             b(p.live_range_peak_array_bytes),
             b(p.live_range_peak_logical_bytes)
         );
@@ -286,7 +199,7 @@ impl PeakArgs {
         let _ = writeln!(
             s,
             "largest live total: {} at {}; with padding {} at {}; data {} at {}",
-            both(self.bytes, hw.bytes.total),
+            both(self.shown.bytes, hw.bytes.total),
             at(hw.bytes.step, hw.bytes.instruction),
             b(hw.array_bytes.total),
             at(hw.array_bytes.step, hw.array_bytes.instruction),
@@ -302,7 +215,7 @@ impl PeakArgs {
             let _ = writeln!(s, "XLA's live ranges ({}): {theirs}: {verdict}", x.file);
         }
         if let Some(a) = &f.xla_buffer_assignment {
-            s += &dump::xla_assignment_line(a, self.bytes);
+            s += &dump::xla_assignment_line(a, self.shown.bytes);
             let _ = write!(s, "  ");
             if a.size_differences.is_empty() {
                 let _ = writeln!(s, "all {} values have the project's sizes", a.values);
@@ -393,6 +306,11 @@ impl PeakArgs {
                 }
             };
             let live = |f: &Fields| format!("{}-{}", f.text("start"), f.text("end"));
+            let computations = names(&p.computations);
+            let computation = |f: &Fields| {
+                let k = f.number("computation").and_then(|k| usize::try_from(k).ok());
+                k.and_then(&computations).unwrap_or_else(|| String::from("-"))
+            };
             let columns = [
                 &Column::Bytes("bytes", "bytes"),
                 &Column::Bytes("cumulative", "cumulative_bytes"),
@@ -400,14 +318,26 @@ impl PeakArgs {
                 &Column::Bytes("data", "logical_bytes"),
                 &Column::Made("value", &value),
                 &Column::Field("opcode", "opcode"),
-                &Column::Field("computation", "computation"),
+                &Column::Made("computation", &computation),
                 &Column::Field("shape", "shape"),
                 &Column::Made("live", &live),
                 &Column::Field("op_name", "op_name"),
             ];
-            s += &row_table(&p.live, &columns, self.bytes)?;
+            s += &row_table(&p.live, &columns, self.shown.bytes)?;
         }
         Ok(s)
+    }
+}
+
+impl FileReport for FileJson<'_> {
+    fn table(&self) -> Result<String, Failure> {
+        self.args.table(self)
+    }
+
+    fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
+        let (file, live_range_peak_step) = (self.file, self.peak.live_range_peak_step);
+        let live = self.peak.live.iter().map(|row| FileRow { file, live_range_peak_step, row });
+        rows.all(live, &[ByName { column: "computation", name: &names(&self.peak.computations) }])
     }
 }
 
@@ -423,6 +353,7 @@ fn index_text<N: ToString>(index: &[N]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xlayout::hlo::Analysis;
 
     #[test]
     fn columns_are_the_rows_keys() {

@@ -6,14 +6,14 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use xlayout::hlo::{Module, Relayout, Relayouts, REPORT_VERSION};
+use xlayout::hlo::{ComputationNames, Relayout, Relayouts, REPORT_VERSION};
 
-use super::args::{Format, Relayouts as RelayoutsArgs};
-use super::dump;
+use super::args::Relayouts as RelayoutsArgs;
 use super::io::{Failure, Out, Stdin};
+use super::load::ModuleFiles;
 use super::output::{
-    both, chosen_format, count, module_inputs, row_table, Column, Emitter, Fields, Files, Sink,
-    Stream,
+    both, chosen_format, computation_names, count, row_table, ByName, Column, Emitter, Fields,
+    FileReport, Head, Rows,
 };
 use super::Status;
 
@@ -46,7 +46,8 @@ struct FileRow<'a> {
     row: &'a Relayout<'a>,
 }
 
-/// One file in the JSON output.
+/// One file's moves: in JSON its name, the module, the counts and the rows; a table; the
+/// rows.
 #[derive(Serialize)]
 struct FileJson<'a> {
     file: &'a str,
@@ -58,51 +59,33 @@ struct FileJson<'a> {
     /// The bytes moved to change layouts, in all.
     moved_bytes: u64,
     rows: &'a [Relayout<'a>],
-}
-
-/// The JSON output: `{"version", "files": [...]}`.
-#[derive(Serialize)]
-struct Envelope<'a, 's> {
-    version: u32,
-    files: Files<'a, 's>,
+    /// The names of the module's computations, by the number a row gives.
+    computations: ComputationNames<'a, 'a>,
+    #[serde(skip)]
+    args: &'a RelayoutsArgs,
 }
 
 impl RelayoutsArgs {
     pub fn run(&self, stdin: &mut Stdin<'_>, out: &mut Out<'_>) -> Result<Status, Failure> {
-        let (files, mut status) = module_inputs(&self.inputs, self.stage)?;
-        let format = chosen_format(self.format);
-        {
-            let stream = Stream::new(|sink| {
-                for file in &files {
-                    let (name, text, problems) = dump::read_module(file, stdin)?;
-                    let mut module = Module::parse(&text);
-                    module.add_diagnostics(problems);
-                    status |= dump::diagnostics(&name, &module);
-                    let r = Relayouts::new(&module);
-                    let f = FileJson {
-                        file: &name,
-                        module: module.name,
-                        instructions: r.rows.len(),
-                        free: r.free,
-                        moved_bytes: r.moved_bytes,
-                        rows: &r.rows,
-                    };
-                    self.emit(sink, &f)?;
-                }
-                Ok(())
-            });
-            let envelope = Envelope { version: REPORT_VERSION, files: stream.files() };
-            Emitter::new(format, out).run(COLUMNS, &stream, &envelope)?;
-        }
+        let files = ModuleFiles::list(&self.modules, None)?;
+        let head = Head { version: REPORT_VERSION, list: "files", columns: COLUMNS };
+        let mut emit = Emitter::begin(chosen_format(self.format), head, out)?;
+        let status = files.each(stdin, |_, _, m| {
+            let r = Relayouts::new(m.module);
+            emit.file(&FileJson {
+                file: m.name,
+                module: m.module.name,
+                instructions: r.rows.len(),
+                free: r.free,
+                moved_bytes: r.moved_bytes,
+                rows: &r.rows,
+                computations: ComputationNames(m.module),
+                args: self,
+            })?;
+            Ok(0)
+        })?;
+        emit.end()?;
         Ok(status)
-    }
-
-    fn emit(&self, sink: &mut Sink<'_, '_>, f: &FileJson<'_>) -> Result<(), Failure> {
-        if sink.wants(Format::Table) {
-            sink.table(&self.table(f)?)?;
-        }
-        sink.rows(f.rows.iter().map(|row| FileRow { file: f.file, row }))?;
-        sink.json(f)
     }
 
     /// The table of one file: a headline, then the `--top` rows that move the most.
@@ -156,9 +139,22 @@ impl RelayoutsArgs {
     }
 }
 
+impl FileReport for FileJson<'_> {
+    fn table(&self) -> Result<String, Failure> {
+        self.args.table(self)
+    }
+
+    fn rows(&self, rows: &mut Rows<'_, '_>) -> Result<(), Failure> {
+        let named =
+            [ByName { column: "computation", name: &computation_names(self.computations.0) }];
+        rows.all(self.rows.iter().map(|row| FileRow { file: self.file, row }), &named)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xlayout::hlo::Module;
 
     #[test]
     fn columns_are_the_rows_keys() {

@@ -9,8 +9,16 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::level::TileLevel;
-use super::{at, overflow, Reg};
+use crate::error::at;
 use crate::{CheckedArray, Error, ErrorKind, Location, TileDim};
+
+/// A register number of an index program.
+pub(crate) type Reg = u32;
+
+/// `what` does not fit in `usize`, the type of an index space's sizes.
+pub(super) fn overflow(what: &str) -> Error {
+    crate::error::overflow(what, "usize")
+}
 
 /// One node of the tile tree, in the order the builder made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,9 +6,10 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::build::Reg;
 use super::program::{Op, Program};
 use super::tables::Tables;
-use super::{Plan, Reg};
+use super::Plan;
 
 /// Incremental evaluation of a program over an odometer of its inputs. `FORWARD`: track
 /// the offset (`Σ regs·out_stride`); otherwise track how many range checks fail.

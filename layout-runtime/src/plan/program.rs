@@ -10,8 +10,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::build::{Space, Step};
-use super::{Plan, Reg};
+use super::build::{Reg, Space, Step};
 use crate::{Divider, IndexStep};
 
 /// Register files up to this size live on the stack in `offset` and `index_of`.
@@ -272,47 +271,5 @@ impl IndexProgram {
             .collect();
         let inputs = p.inputs.iter().map(|&r| r as usize).collect();
         IndexProgram { registers, inputs, steps, outputs }
-    }
-}
-
-impl Plan {
-    /// The offset map as straight-line code with constant operands (see [`IndexProgram`]):
-    /// trivial steps are already folded away (a tile entry of 1 or one covering its whole
-    /// dimension costs nothing).
-    ///
-    /// ```
-    /// let s: layout_runtime::ArrayShape = "f32[3,5]{0,1}".parse()?;
-    /// let p = s.plan()?.index_program();
-    /// assert!(p.steps.is_empty()); // untiled: offset = i*1 + j*3
-    /// assert_eq!(p.outputs, [(0, 1), (1, 3)]);
-    /// # Ok::<(), layout_runtime::Error>(())
-    /// ```
-    pub fn index_program(&self) -> IndexProgram {
-        IndexProgram::from_program(
-            &self.forward,
-            self.space.registers(),
-            self.forward_out.iter().map(|&(r, s)| (r as usize, s)).collect(),
-        )
-    }
-
-    /// The inverse map (expanded digits to logical index) as straight-line code (see
-    /// [`IndexProgram`]); a `MulAdd` with a bound re-joins a split dimension and detects
-    /// padding.
-    ///
-    /// ```
-    /// use layout_runtime::{ArrayShape, IndexStep};
-    /// let s: ArrayShape = "f32[3]{0:T(2)}".parse()?;
-    /// let p = s.plan()?.inverse_program();
-    /// // digits (q, r) of radix (2, 2): i = q*2 + r, padding unless i < 3.
-    /// assert_eq!(p.steps, [IndexStep::MulAdd { dst: 0, a: p.inputs[0], multiplier: 2, b: p.inputs[1], bound: Some(3) }]);
-    /// assert_eq!(p.outputs, [(0, 1)]);
-    /// # Ok::<(), layout_runtime::Error>(())
-    /// ```
-    pub fn inverse_program(&self) -> IndexProgram {
-        IndexProgram::from_program(
-            &self.inverse,
-            self.space.registers(),
-            (0..self.rank()).map(|d| (d, 1)).collect(),
-        )
     }
 }

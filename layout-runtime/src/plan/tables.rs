@@ -4,8 +4,7 @@
 
 use alloc::vec::Vec;
 
-use super::program::Op;
-use super::Plan;
+use super::program::{Op, Program};
 
 /// Tables of at most this many entries in all are built (8 bytes each); larger shapes
 /// evaluate the index program instead.
@@ -27,13 +26,17 @@ impl Tables {
         self.values.get(at).copied().unwrap_or(0)
     }
 
-    /// The tables of `plan`'s map when it is separable (only divisions, no merges), tiled
-    /// (untiled maps are plain strides) and small enough; `None` otherwise.
-    pub fn build(plan: &Plan) -> Option<Tables> {
-        let separable = plan.forward.ops.iter().all(|op| matches!(op, Op::DivRem { .. }));
-        let dims = plan.dims();
+    /// The tables of the map of a tiled layout of dimensions `dims` whose `forward` program
+    /// gives `offset`, when it is separable (only divisions, no merges) and small enough;
+    /// `None` otherwise.
+    pub fn build(
+        dims: &[usize],
+        forward: &Program,
+        offset: impl Fn(&[usize]) -> usize,
+    ) -> Option<Tables> {
+        let separable = forward.ops.iter().all(|op| matches!(op, Op::DivRem { .. }));
         let len = dims.iter().try_fold(0usize, |n, &d| n.checked_add(d));
-        if plan.logical_strides.is_some() || !separable || !len.is_some_and(|n| n <= TABLE_LIMIT) {
+        if !separable || !len.is_some_and(|n| n <= TABLE_LIMIT) {
             return None;
         }
         let mut start = Vec::with_capacity(dims.len());
@@ -43,7 +46,7 @@ impl Tables {
             start.push(values.len());
             for x in 0..dims[d] {
                 index[d] = x;
-                values.push(plan.run_forward(&index));
+                values.push(offset(&index));
             }
             index[d] = 0;
         }

@@ -1,9 +1,12 @@
 //! The plan's unit tests: worked examples and consistency of every path.
 
+use alloc::vec;
+use alloc::vec::Vec;
+
 use super::program::INLINE_REGS;
 use super::tables::TABLE_LIMIT;
 use super::*;
-use crate::{Dim, Layout, PrimitiveType, Tile, TileDim};
+use crate::{ArrayShape, Dim, ErrorKind, Layout, Location, PrimitiveType, Tile, TileDim};
 
 fn shape(ty: PrimitiveType, dims: &[u64], m2m: &[i64], tiles: &[&[Option<u64>]]) -> ArrayShape {
     let mut layout = Layout::new(m2m.iter().copied());

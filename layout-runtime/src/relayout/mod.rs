@@ -615,7 +615,7 @@ impl RelayoutPlan {
     }
 
     /// [`RelayoutPlan::run`] through this element-by-element path whatever the engine, for
-    /// the fuzz targets and property tests (`tests/checks/`) that hold every fast path to it.
+    /// the fuzz targets and property tests (`tests/support/src/checks/`) that hold every fast path to it.
     /// Not part of the API: it may change or go away in any release.
     ///
     /// ```

@@ -44,7 +44,7 @@ pub(super) struct Maps {
 impl Maps {
     /// The maps of the padded buffers of `report`'s lists, then of the arrays `live` (shape,
     /// name) names, each shape once and only if it is worth a map; `most` at most.
-    pub(super) fn new(report: &Report<'_, '_, '_>, live: &[(&str, &str)], most: usize) -> Maps {
+    pub(super) fn new(report: &Report<'_, '_>, live: &[(&str, &str)], most: usize) -> Maps {
         let a = report.analysis;
         let m = a.module;
         let mut shapes: Vec<(ArrayShape, String, Vec<String>)> = Vec::new();

@@ -23,7 +23,7 @@ use self::peak::{listed, peak_section};
 use self::relayouts::relayouts_section;
 use super::svg::{escape, DEFS, STYLE};
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{InstrId, Peak, PeakOptions, Report, Sizes};
+use crate::hlo::{shown, InstrId, Peak, PeakOptions, Report, Sizes};
 
 /// What [`report_html`] shows.
 ///
@@ -91,7 +91,7 @@ const BAR_LABEL: usize = 40;
 /// assert!(html.contains("&lt;b&gt;x&lt;/b&gt;") && !html.contains("<b>x</b>"));
 /// assert!(html.contains(r##"<a href="#map-0">f32[10]{0:T(128)}</a>"##)); // 40 of 512 bytes
 /// ```
-pub fn report_html(report: &Report<'_, '_, '_>, options: &HtmlOptions) -> String {
+pub fn report_html(report: &Report<'_, '_>, options: &HtmlOptions) -> String {
     let mut page = HtmlPage::default();
     page.add(report, options);
     page.finish()
@@ -130,7 +130,7 @@ pub const PAGE_MAPS: usize = 32;
 impl HtmlPage {
     /// Adds the section of one module's report, with its peak when the module is scheduled
     /// (computed here; [`HtmlPage::add_with_peak`] takes one already computed).
-    pub fn add(&mut self, report: &Report<'_, '_, '_>, options: &HtmlOptions) {
+    pub fn add(&mut self, report: &Report<'_, '_>, options: &HtmlOptions) {
         let m = report.analysis.module;
         let peak = m.is_scheduled.then(|| Peak::new(report.analysis));
         self.add_with_peak(report, peak.as_ref(), options);
@@ -151,7 +151,7 @@ impl HtmlPage {
     /// ```
     pub fn add_with_peak(
         &mut self,
-        report: &Report<'_, '_, '_>,
+        report: &Report<'_, '_>,
         peak: Option<&Peak>,
         options: &HtmlOptions,
     ) {
@@ -287,7 +287,7 @@ fn sum_rows(out: &mut String, key: &str, instructions: u64, s: &Sizes) {
 const SUM_HEAD: &str = "<th data-sort=\"num\">instructions</th><th data-sort=\"num\">allocated</th>\
 <th data-sort=\"num\">data</th><th data-sort=\"num\">padding</th><th data-sort=\"num\">padding share</th>";
 
-fn totals(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
+fn totals(out: &mut String, report: &Report<'_, '_>, p: &str) {
     let t = &report.totals;
     let s = &t.owned.sizes;
     let _ = write!(
@@ -358,7 +358,7 @@ fn totals(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
 }
 
 /// The largest owners as horizontal bars: data, then padding, in proportion to the largest.
-fn bars(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
+fn bars(out: &mut String, report: &Report<'_, '_>, p: &str) {
     let a = report.analysis;
     let list = &report.top_allocated;
     let _ = write!(out, "<h2 id=\"{p}picture\">Owned memory by instruction</h2>");
@@ -441,19 +441,20 @@ const ROW_HEAD: &str = "<th data-sort=\"num\">#</th><th data-sort=\"text\">instr
 
 fn instruction_table(
     out: &mut String,
-    report: &Report<'_, '_, '_>,
+    report: &Report<'_, '_>,
     id: &str,
     list: &[InstrId],
     maps: &Maps,
     p: &str,
 ) {
     let a = report.analysis;
+    let m = a.module;
     let _ = write!(
         out,
         "<div class=\"wide\"><table class=\"sortable\" id=\"{p}table-{id}\"><thead><tr>{ROW_HEAD}</tr></thead><tbody>"
     );
     for (rank, &i) in list.iter().enumerate() {
-        let row = a.row(i);
+        let row = report.row(i);
         let s = a.buffers[i].owned;
         let _ = write!(
             out,
@@ -462,7 +463,7 @@ fn instruction_table(
             rank + 1,
             escape(row.instruction),
             escape(row.opcode),
-            escape(row.computation.unwrap_or("-"))
+            escape(&shown(m.computation_name(i).unwrap_or("-")))
         );
         match maps.of_instruction.get(&i) {
             Some(k) => {
@@ -489,7 +490,7 @@ fn instruction_table(
                 _ => String::new(),
             }),
             escape(row.op_name.unwrap_or("")),
-            escape(row.source.as_deref().unwrap_or("")),
+            escape(&m.source(i).map_or_else(String::new, |s| format!("{}:{}", shown(&s.file), s.line))),
             row.line,
             row.line
         );
@@ -497,7 +498,7 @@ fn instruction_table(
     out.push_str("</tbody></table></div>");
 }
 
-fn groups(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
+fn groups(out: &mut String, report: &Report<'_, '_>, p: &str) {
     let Some(by) = report.options.group_by else { return };
     let _ = write!(
         out,
@@ -511,7 +512,7 @@ fn groups(out: &mut String, report: &Report<'_, '_, '_>, p: &str) {
     out.push_str("</tbody></table>");
 }
 
-fn diagnostics(out: &mut String, report: &Report<'_, '_, '_>, most: usize, p: &str) {
+fn diagnostics(out: &mut String, report: &Report<'_, '_>, most: usize, p: &str) {
     let all = report.diagnostics();
     if all.is_empty() {
         return;

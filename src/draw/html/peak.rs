@@ -8,7 +8,7 @@ use super::cells::{bytes_cell, cut, percent};
 use super::maps::Maps;
 use crate::draw::svg::escape;
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{Module, Peak, PeakOptions, PlacedValue, StepAllocated};
+use crate::hlo::{shown, Module, Peak, PeakOptions, PlacedValue, StepAllocated};
 use crate::Shape;
 
 /// The charts of the peak: where the plot starts (labels to its left), how wide it is.
@@ -25,11 +25,14 @@ fn px(x: f64) -> String {
     format!("{:.2}", x)
 }
 
-/// `name` (opcode in computation) of the instruction at a step.
+/// `name` (opcode in computation) of the instruction at a step, each name as a table shows
+/// it ([`shown`]): every column of the timeline says it, and a long computation name would
+/// be written once per column.
 fn step_name(m: &Module<'_>, peak: &Peak, step: u32) -> String {
     let Some(&i) = peak.sequence.get(step as usize) else { return String::from("-") };
     let ins = &m.instructions[i];
-    format!("{} ({} in {})", ins.name, ins.opcode.as_str(), m.computation_name(i).unwrap_or("-"))
+    let computation = shown(m.computation_name(i).unwrap_or("-"));
+    format!("{} ({} in {computation})", shown(ins.name), ins.opcode.as_str())
 }
 
 /// One buffer live at the temporaries' peak, as the page lists it: its kind, size, steps

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::cells::bytes_cell;
 use crate::draw::svg::escape;
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{Module, Relayouts};
+use crate::hlo::{shown, Module, Relayouts};
 
 /// Rows of the table at most (the most bytes moved first); the rest are counted.
 const MAX_ROWS: usize = 200;
@@ -57,7 +57,7 @@ pub(super) fn relayouts_section(out: &mut String, m: &Module<'_>, p: &str) {
             bytes_cell(row.moved_bytes),
             escape(row.instruction),
             escape(row.opcode),
-            escape(row.computation.unwrap_or("-")),
+            escape(&shown(row.computation.map_or("-", |c| m.computations[c].name))),
             escape(row.from.as_deref().unwrap_or("-")),
             escape(row.to.as_deref().unwrap_or("-")),
             escape(with),

@@ -653,3 +653,6 @@ impl Dataflow {
         unfinished
     }
 }
+
+#[cfg(test)]
+mod tests;

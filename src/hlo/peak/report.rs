@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::super::alloc::AllocationSummary;
-use super::super::id::{InstrId, ValueId};
+use super::super::id::{CompId, InstrId, ValueId};
 use super::super::module::Module;
 use super::notes::NotModelledRow;
 use super::{Bounds, Mark, NodeSizes, Peak, PeakOptions};
@@ -24,8 +24,9 @@ use crate::Shape;
 pub struct PeakRow<'a> {
     /// Its defining instruction.
     pub instruction: &'a str,
-    /// That instruction's computation.
-    pub computation: Option<&'a str>,
+    /// That instruction's computation, by number: the index of its name in the summary's
+    /// [`computations`](PeakSummary::computations).
+    pub computation: Option<CompId>,
     /// Its opcode.
     pub opcode: &'a str,
     /// The value's shape index (`[]` for the whole result).
@@ -138,6 +139,8 @@ pub struct PeakSummary<'a> {
     pub live: Vec<PeakRow<'a>>,
     /// How many values are live at that peak in all.
     pub live_count: usize,
+    /// The module's computations by number (a row's `computation`), each name once.
+    pub computations: Vec<&'a str>,
 }
 
 /// The subshape of `shape` at `index`.
@@ -168,7 +171,7 @@ impl Peak {
         let sizes = value.sizes.unwrap_or_default();
         PeakRow {
             instruction: ins.name,
-            computation: m.computation_name(value.instruction),
+            computation: ins.computation,
             opcode: ins.opcode.as_str(),
             shape_index: value.shape_index.clone(),
             shape,
@@ -249,6 +252,7 @@ impl Peak {
             },
             live: self.live_rows(m, options),
             live_count: self.xla.live.len(),
+            computations: m.computations.iter().map(|c| c.name).collect(),
         }
     }
 }

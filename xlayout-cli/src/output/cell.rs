@@ -12,9 +12,10 @@ pub enum Cell {
     Bool(bool),
     Int(i128),
     Float(f64),
-    /// A [`Ratio`]: printed to three significant figures.
+    /// A [`Ratio`](xlayout::hlo::Ratio): printed to its three significant figures
+    /// ([`figures`](xlayout::hlo::units::figures)).
     Ratio(f64),
-    /// A [`Percent`]: printed to one decimal.
+    /// A [`Percent`](xlayout::hlo::Percent): printed to one decimal.
     Percent(f64),
     Text(String),
     List(Vec<Cell>),
@@ -30,7 +31,7 @@ impl fmt::Display for Cell {
             Cell::Bool(b) => f.write_str(if *b { "yes" } else { "no" }),
             Cell::Int(n) => write!(f, "{n}"),
             Cell::Float(x) => write!(f, "{x}"),
-            Cell::Ratio(x) => f.write_str(&three_figures(*x)),
+            Cell::Ratio(x) => f.write_str(&xlayout::hlo::units::figures(*x)),
             Cell::Percent(x) => write!(f, "{x:.1}"),
             Cell::Text(t) => f.write_str(t),
             Cell::List(items) => {
@@ -46,27 +47,6 @@ impl fmt::Display for Cell {
             }
         }
     }
-}
-
-/// A ratio's serialized number back as its three significant figures (`3.2` -> `3.20`,
-/// `128` -> `128`, `12300` -> `12300`): the number is the nearest `f64` to those figures,
-/// so rounding it to three figures gives them back.
-pub(super) fn three_figures(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let e = x.abs().log10().floor() as i32;
-    let decimals = (2 - e).max(0) as usize;
-    let text = format!("{x:.decimals$}");
-    // Near a power of ten log10 may land one off: keep three figures either way.
-    let digits = text.bytes().filter(u8::is_ascii_digit).skip_while(|d| *d == b'0').count();
-    if digits > 3 && decimals > 0 {
-        return format!("{x:.prec$}", prec = decimals - 1);
-    }
-    if digits < 3 && text.contains('.') {
-        return format!("{x:.prec$}", prec = decimals + 1);
-    }
-    text
 }
 
 /// One record of script output: CSV (RFC 4180, cells a spreadsheet would take for a
@@ -144,30 +124,6 @@ pub(super) fn tsv_escape(field: &str, out: &mut String) {
                 let _ = write!(out, "\\u{{{:04x}}}", c as u32);
             }
             c => out.push(c),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use xlayout::hlo::Ratio;
-
-    #[test]
-    fn ratios_print_three_figures() {
-        for (num, den) in [
-            (5_242_880u64, 1_638_400u64),
-            (128, 1),
-            (1, 3),
-            (9995, 1000),
-            (12345, 1),
-            (1, 1000),
-            (1, 1),
-            (u64::MAX, 1),
-            (1, u64::MAX),
-        ] {
-            let r = Ratio::new(num, den).unwrap();
-            assert_eq!(three_figures(r.value()), r.to_string(), "{num}/{den}");
         }
     }
 }

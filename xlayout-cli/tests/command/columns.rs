@@ -109,3 +109,71 @@ fn stablehlo_is_named() {
         );
     }
 }
+
+/// A name many rows share is a number in the JSON's rows, and that number's entry in the
+/// table beside them is the name the TSV's cell gives.
+#[test]
+fn shared_names_are_numbers_in_json_and_names_in_tsv() {
+    let cases: [(&[&str], &str, &str, &str, &str); 5] = [
+        (
+            &["hlo", "tests/data/hlo/tpu_train_step.txt"],
+            "files",
+            "instructions",
+            "computation",
+            "computations",
+        ),
+        (
+            &["hlo", "tests/data/hlo/tpu_train_step.txt"],
+            "files",
+            "instructions",
+            "source_file",
+            "source_files",
+        ),
+        (
+            &["peak", "tests/data/hlo/jax_cpu/scan_cumsum"],
+            "files",
+            "live",
+            "computation",
+            "computations",
+        ),
+        (
+            &["relayouts", "tests/data/hlo/jax_cpu/transpose_reshape"],
+            "files",
+            "rows",
+            "computation",
+            "computations",
+        ),
+        (
+            &["oom", "tests/data/oom/vmem_untiled.txt"],
+            "reports",
+            "entries",
+            "memory_space",
+            "memory_spaces",
+        ),
+    ];
+    for (args, list, rows, key, table) in cases {
+        let (header, v) = header_and_json(args);
+        let column = header.iter().position(|h| h == key).unwrap();
+        let mut tsv = args.to_vec();
+        tsv.extend(["--format", "tsv"]);
+        let r = xlayout(&tsv, b"");
+        let cells: Vec<String> = r
+            .stdout
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').nth(column).unwrap().to_string())
+            .collect();
+        let file = &v[list][0];
+        let named: Vec<String> = file[rows]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| match row[key].as_u64() {
+                Some(k) => file[table][k as usize].as_str().unwrap().to_string(),
+                None => String::from("-"),
+            })
+            .collect();
+        assert!(!named.is_empty() && named.iter().any(|n| n != "-"), "{args:?}");
+        assert_eq!(cells, named, "{args:?} {key}");
+    }
+}

@@ -14,7 +14,7 @@ fn xlayout(args: &[&str], stdin: &[u8]) -> Run {
 
 const OOM: &str = "tests/data/hlo/tpu_oom_shapes.txt";
 
-const HEADER: &str = "file\tline\tcomputation\tinstruction\topcode\tshape\tmemory_spaces\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion\tunsized_leaves\towns_buffer\townership\towned_bytes\top_name\tsource\tcauses\tbest_layout\tbest_bytes";
+const HEADER: &str = "file\tline\tcomputation\tinstruction\topcode\tshape\tmemory_spaces\tarray_bytes\tlogical_bytes\tpadding_bytes\ttiling_padding_bytes\twidening_bytes\texpansion\tunsized_leaves\towns_buffer\townership\towned_bytes\top_name\tsource_file\tsource_line\tcauses\tbest_layout\tbest_bytes";
 
 #[test]
 fn tsv_is_one_row_per_instruction_in_file_order() {
@@ -24,16 +24,16 @@ fn tsv_is_one_row_per_instruction_in_file_order() {
     let f = OOM;
     let expected = [
         HEADER.to_string(),
-        format!("{f}\t4\tmain.9\tArg_0.1\tparameter\ts32[8388608,8,4]{{2,1,0:T(8,128)}}\t0\t34359738368\t1073741824\t33285996544\t33285996544\t0\t32.0\t0\tyes\towns\t34359738368\tindices\t-\td2 4 -> 128 (x32.0)\t{{0,1,2:T(8,128)}}\t1073741824"),
-        format!("{f}\t5\tmain.9\tArg_1.2\tparameter\tu32[12582912,1]{{1,0:T(8,128)}}\t0\t6442450944\t50331648\t6392119296\t6392119296\t0\t128\t0\tyes\towns\t6442450944\tkeys\t-\td1 1 -> 128 (x128)\t{{0,1:T(8,128)}}\t402653184"),
-        format!("{f}\t6\tmain.9\tArg_2.3\tparameter\tbf16[2048,1,2048,128]{{0,1,3,2:T(4,128)(2,1)}}\t0\t4294967296\t1073741824\t3221225472\t3221225472\t0\t4.00\t0\tyes\towns\t4294967296\tkv_cache\t-\td1 1 -> 4 (x4.00)\t{{0,3,1,2:T(4,128)(2,1)}}\t1073741824"),
-        format!("{f}\t7\tmain.9\tmask.4\tfusion\tpred[64,512,2048]{{2,1,0:T(8,128)E(32)}}\t0\t268435456\t67108864\t201326592\t0\t201326592\t4.00\t0\tyes\towns\t268435456\tjit(oom_examples)/lt\t/srv/model/attention.py:88\tE(32) 8 -> 32 bits (x4.00)\t-\t-"),
-        format!("{f}\t8\tmain.9\tproj.5\tfusion\tbf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}}\t0\t5242880\t1638400\t3604480\t3604480\t0\t3.20\t0\tyes\towns\t5242880\tjit(oom_examples)/dense/dot_general\t/srv/model/attention.py:97\td2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
-        format!("{f}\t9\tmain.9\ttuple.6\ttuple\t(pred[64,512,2048]{{2,1,0:T(8,128)E(32)}}, bf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}})\t0\t273678336\t68747264\t204931072\t3604480\t201326592\t3.98\t0\tno\talias\t0\t-\t-\t{{0}}: E(32) 8 -> 32 bits (x4.00); {{1}}: d2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
+        format!("{f}\t4\tmain.9\tArg_0.1\tparameter\ts32[8388608,8,4]{{2,1,0:T(8,128)}}\t0\t34359738368\t1073741824\t33285996544\t33285996544\t0\t32.0\t0\tyes\towns\t34359738368\tindices\t-\t-\td2 4 -> 128 (x32.0)\t{{0,1,2:T(8,128)}}\t1073741824"),
+        format!("{f}\t5\tmain.9\tArg_1.2\tparameter\tu32[12582912,1]{{1,0:T(8,128)}}\t0\t6442450944\t50331648\t6392119296\t6392119296\t0\t128\t0\tyes\towns\t6442450944\tkeys\t-\t-\td1 1 -> 128 (x128)\t{{0,1:T(8,128)}}\t402653184"),
+        format!("{f}\t6\tmain.9\tArg_2.3\tparameter\tbf16[2048,1,2048,128]{{0,1,3,2:T(4,128)(2,1)}}\t0\t4294967296\t1073741824\t3221225472\t3221225472\t0\t4.00\t0\tyes\towns\t4294967296\tkv_cache\t-\t-\td1 1 -> 4 (x4.00)\t{{0,3,1,2:T(4,128)(2,1)}}\t1073741824"),
+        format!("{f}\t7\tmain.9\tmask.4\tfusion\tpred[64,512,2048]{{2,1,0:T(8,128)E(32)}}\t0\t268435456\t67108864\t201326592\t0\t201326592\t4.00\t0\tyes\towns\t268435456\tjit(oom_examples)/lt\t/srv/model/attention.py\t88\tE(32) 8 -> 32 bits (x4.00)\t-\t-"),
+        format!("{f}\t8\tmain.9\tproj.5\tfusion\tbf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}}\t0\t5242880\t1638400\t3604480\t3604480\t0\t3.20\t0\tyes\towns\t5242880\tjit(oom_examples)/dense/dot_general\t/srv/model/attention.py\t97\td2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
+        format!("{f}\t9\tmain.9\ttuple.6\ttuple\t(pred[64,512,2048]{{2,1,0:T(8,128)E(32)}}, bf16[16,1280,40]{{2,1,0:T(8,128)(2,1)}})\t0\t273678336\t68747264\t204931072\t3604480\t201326592\t3.98\t0\tno\talias\t0\t-\t-\t-\t{{0}}: E(32) 8 -> 32 bits (x4.00); {{1}}: d2 40 -> 128 (x3.20)\t{{1,2,0:T(8,128)(2,1)}}\t1638400"),
     ];
     assert_eq!(r.stdout.lines().collect::<Vec<_>>(), expected);
     // Every row has every column.
-    assert!(r.stdout.lines().all(|l| l.split('\t').count() == 22));
+    assert!(r.stdout.lines().all(|l| l.split('\t').count() == 23));
 }
 
 #[test]
@@ -49,7 +49,7 @@ fn tsv_and_csv_escape_what_would_break_a_row() {
     // quotes.
     assert_eq!(
         lines[1],
-        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,0,yes,owns,8,\"tab\\there, \"\"quoted\"\"\\nnewline\",-,,-,-"
+        "standard input,1,-,a,parameter,f32[2]{0},0,8,8,0,0,0,1.00,0,yes,owns,8,\"tab\\there, \"\"quoted\"\"\\nnewline\",-,-,,-,-"
     );
     assert_eq!(lines.len(), 2);
     // NUL and other control bytes (raw in the dump's text): `\xNN` in both, as in TSV.
@@ -62,7 +62,7 @@ fn tsv_and_csv_escape_what_would_break_a_row() {
     let r = xlayout(&["--format", "csv", "tests/data/hlo/tpu_fragment.txt"], b"");
     assert_eq!(
         r.stdout.lines().nth(4),
-        Some("tests/data/hlo/tpu_fragment.txt,7,-,all-gather-start.4,all-gather-start,\"(f32[1024,500]{1,0:T(8,128)}, f32[4096,500]{1,0:T(8,128)})\",0,10485760,10240000,245760,245760,0,1.02,0,yes,partial,8388608,-,-,{0}: d1 500 -> 512 (x1.02); {1}: d1 500 -> 512 (x1.02),-,-")
+        Some("tests/data/hlo/tpu_fragment.txt,7,-,all-gather-start.4,all-gather-start,\"(f32[1024,500]{1,0:T(8,128)}, f32[4096,500]{1,0:T(8,128)})\",0,10485760,10240000,245760,245760,0,1.02,0,yes,partial,8388608,-,-,-,{0}: d1 500 -> 512 (x1.02); {1}: d1 500 -> 512 (x1.02),-,-")
     );
 }
 
@@ -71,7 +71,7 @@ fn json_is_one_object_with_exact_integers() {
     let r = xlayout(&["--format", "json", OOM, "tests/data/hlo/tpu_train_step.txt"], b"");
     assert_eq!(r.status, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 3);
+    assert_eq!(v["version"], 4);
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 2);
     let f = &files[0];
@@ -89,7 +89,13 @@ fn json_is_one_object_with_exact_integers() {
     assert_eq!(first["best_bytes"].as_u64(), Some(402_653_184));
     let mask = &f["instructions"][3];
     assert_eq!(mask["widening_bytes"].as_u64(), Some(201_326_592));
-    assert_eq!(mask["source"], "/srv/model/attention.py:88");
+    // Names many rows share are numbers in the file's tables, each written once.
+    assert_eq!((mask["source_file"].as_u64(), mask["source_line"].as_u64()), (Some(0), Some(88)));
+    assert_eq!(f["source_files"], serde_json::json!(["/srv/model/attention.py"]));
+    assert_eq!(
+        (mask["computation"].as_u64(), f["computations"][0].as_str()),
+        (Some(0), Some("main.9"))
+    );
     assert_eq!(mask["ownership"], "owns");
     assert!(f["diagnostics"].as_array().unwrap().is_empty());
     // The total over both files, per memory space.
@@ -304,7 +310,7 @@ fn bytes_that_are_not_utf8_are_read_and_reported() {
          standard input:2: unreadable line: `\u{fffd}`\n\
          standard input:3:52: byte 65 of the file (0xe9) is not UTF-8; the line is read with U+FFFD in place of each bad sequence\n"
     );
-    assert!(r.stdout.ends_with("\tyes\towns\t8\tcaf\u{fffd}\t-\t\t-\t-\n"), "{}", r.stdout);
+    assert!(r.stdout.ends_with("\tyes\towns\t8\tcaf\u{fffd}\t-\t-\t\t-\t-\n"), "{}", r.stdout);
 }
 
 #[test]

@@ -10,9 +10,7 @@ const LIMIT_KIB: u32 = 64 * 1024;
 
 use crate::support::Run;
 
-#[path = "../../../tests/hostile_inputs/mod.rs"]
-mod hostile_inputs;
-use hostile_inputs::Class;
+use xlayout_test_support::hostile::{self as hostile_inputs, Class};
 
 /// `xlayout ARGS < stdin` under the memory limit; `None` when no shell can impose it.
 fn limited(args: &[&str], stdin: &[u8]) -> Option<Run> {
@@ -123,7 +121,7 @@ fn an_endless_line_is_answered_under_the_memory_limit() {
 /// written once, and on standard error 100 notes of each kind and a count of the rest.
 #[test]
 fn oom_joined_to_a_dump_writes_in_proportion_to_both() {
-    let dir = crate::support::scratch("oom-join");
+    let dir = crate::support::scratch!("oom-join");
     let dump = dir.join("dump.txt");
     let dump_text = hostile_inputs::generate(Class::JoinDump, 600_000);
     std::fs::write(&dump, &dump_text).unwrap();
@@ -153,5 +151,72 @@ fn oom_joined_to_a_dump_writes_in_proportion_to_both() {
             _ => 0,
         };
         assert_eq!(op_names, expected, "{format}");
+    }
+}
+
+/// A module of `n` copies in one computation whose name is `len` characters long, each
+/// from one source file of `len` characters that the module's `FileNames` table names once.
+fn shared_names(n: usize, len: usize) -> Vec<u8> {
+    let (computation, file) = ("c".repeat(len), "f".repeat(len));
+    let mut text = format!(
+        "HloModule m, is_scheduled=true\n\nFileNames\n1 \"{file}\"\n\nFileLocations\n\
+         1 {{file_name_id=1 function_name_id=1 line=7 end_line=7 column=1 end_column=2}}\n\n\
+         StackFrames\n1 {{file_location_id=1 parent_frame_id=1}}\n\n\
+         ENTRY %{computation} (p: f32[1]) -> f32[1] {{\n  %p = f32[1]{{0}} parameter(0)\n"
+    );
+    for k in 0..n {
+        text += &format!("  %a{k} = f32[1]{{0}} copy(%p), metadata={{stack_frame_id=1}}\n");
+    }
+    text += &format!("  ROOT %r = f32[1]{{0}} copy(%a{})\n}}\n", n - 1);
+    text.into_bytes()
+}
+
+/// An out-of-memory report of `n` entries under one section whose memory space is named
+/// with `len` characters.
+fn shared_space(n: usize, len: usize) -> Vec<u8> {
+    let mut text = format!(
+        "Ran out of memory in memory space hbm. Used 1.00G of 1.00G hbm.\n\
+         Largest program allocations in {}:\n",
+        "s".repeat(len)
+    );
+    for k in 1..=n {
+        text += &format!("  {k}. Size: 4B\n     Shape: f32[1]{{0}}\n");
+    }
+    text.into_bytes()
+}
+
+/// Issue 31, item 5: a name many rows share (a computation's, a `FileNames` entry, an `oom`
+/// section's memory space) is written once, and cut where a person reads it, so that the
+/// output grows with the input, not with the number of rows times the name's length (135 KB
+/// of such a module gave 100 MB of TSV). At 4 times the rows and 4 times the names' length,
+/// every format of every report command writes at most 5 times as much (16 times before),
+/// and a few times its input.
+#[test]
+fn a_shared_name_is_written_once() {
+    let module = [shared_names(100, 8 << 10), shared_names(400, 32 << 10)];
+    let report = [shared_space(100, 8 << 10), shared_space(400, 32 << 10)];
+    let mut runs: Vec<(Vec<&str>, &[Vec<u8>; 2])> = Vec::new();
+    for format in ["tsv", "csv", "json", "table"] {
+        for command in ["hlo", "peak", "relayouts"] {
+            runs.push((vec![command, "--format", format, "-"], &module));
+        }
+        runs.push((vec!["oom", "--format", format, "-"], &report));
+    }
+    runs.push((vec!["hlo", "--html", "-", "-"], &module));
+    runs.push((vec!["peak", "--top", "1000", "--html", "-", "-"], &module));
+    for (args, inputs) in runs {
+        let [small, large] = inputs.clone().map(|input| {
+            let run = crate::support::xlayout(&args, &input);
+            assert_eq!(run.status, 0, "{args:?}: {}", run.stderr);
+            assert!(run.stderr.is_empty(), "{args:?}: {}", run.stderr);
+            assert!(
+                run.stdout.len() < 10 * input.len(),
+                "{args:?}: {} for {}",
+                run.stdout.len(),
+                input.len()
+            );
+            run.stdout.len()
+        });
+        assert!(large <= 5 * small, "{args:?}: {small} bytes, then {large}");
     }
 }

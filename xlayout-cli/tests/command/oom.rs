@@ -230,12 +230,15 @@ fn labels_join_the_dump() {
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 3);
+    assert_eq!(v["version"], 4);
     assert_eq!(v["dump"]["file"], "tests/data/oom/tpu_2024_module.txt");
     assert_eq!(v["dump"]["diagnostics"], serde_json::json!([]));
     let report = &v["reports"][0];
     assert_eq!(report["memory_space"], "hbm");
+    // The section's memory space, once, and each entry's by its number.
+    assert_eq!(report["memory_spaces"], serde_json::json!(["hbm"]));
     let e = &report["entries"];
+    assert_eq!(e[0]["memory_space"], 0);
     assert_eq!(e[0]["instruction"], "broadcast.6042.remat3");
     assert_eq!(e[0]["size_bytes"], 4_294_967_296u64);
     assert_eq!(e[0]["size_agrees"], true);
@@ -374,7 +377,7 @@ fn no_report_is_an_error() {
 /// reading problems are said.
 #[test]
 fn the_dump_is_checked_against_the_report() {
-    let dir = support::scratch("oom-dump");
+    let dir = support::scratch!("oom-dump");
     let dump = dir.join("dump.txt");
     std::fs::write(&dump, "%f.1 = f32[512,512]{1,0} negate(%x)\nnot hlo at all\n").unwrap();
     let report = dir.join("report.txt");

@@ -45,7 +45,7 @@ fn tsv_rows_are_xlas_peak_list() {
 fn json_has_the_allocation_the_peak_and_the_live_values() {
     let r = peak(&["--format", "json", TPU], b"");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["version"], 3);
+    assert_eq!(v["version"], 4);
     let f = &v["files"][0];
     assert_eq!(
         (f["module"].as_str(), f["scheduled"].as_bool()),
@@ -93,6 +93,9 @@ fn json_has_the_allocation_the_peak_and_the_live_values() {
         (Some(3200), Some(4096), Some(800))
     );
     assert_eq!(live[5]["cumulative_bytes"], 3_286_424);
+    // Its computation by number, the names once beside the values.
+    let computation = live[2]["computation"].as_u64().unwrap() as usize;
+    assert_eq!(f["computations"][computation], f["live_range_peak_computation"]);
     // XLA's buffer assignment beside the module: one value XLA sized by ByteSizeOf, one
     // of an instruction the module does not have; the unreadable line makes status 1.
     let d = f["xla_buffer_assignment"]["size_differences"].as_array().unwrap();

@@ -16,7 +16,7 @@ fn xlayout(args: &[&str]) -> (i32, String, String) {
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    support::scratch(&format!("pictures-{name}"))
+    support::scratch!(&format!("pictures-{name}"))
 }
 
 fn svg(shape: &str, options: &MapOptions) -> String {

@@ -1,7 +1,6 @@
 //! Reading the SVG maps back: an XML parser, then the cells, frames and notes of each panel
 //! from the attributes the drawing gives them (`data-index`, `data-offset`, the panel's
 //! cell size), so tests assert structure, not bytes.
-#![allow(dead_code)] // each test file uses its own part
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -23,7 +23,7 @@ impl Table {
 
 /// Every section of the table, in its order.
 pub fn tables() -> Vec<Table> {
-    let text = include_str!("../data/minifloats.txt");
+    let text = include_str!("../../data/minifloats.txt");
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
     let mut tables = Vec::new();
     while let Some(line) = lines.next() {

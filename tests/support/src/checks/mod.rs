@@ -1,6 +1,6 @@
 //! The properties the fuzz targets (`fuzz/fuzz_targets/`) and the bounded test that CI runs
-//! every time (`tests/fuzz_props.rs`) both check, written once: each target includes this
-//! file with `#[path]`. Every function takes raw bytes, as a fuzzer gives them, and panics
+//! every time (`tests/fuzz_props.rs`) both check, written once, in the tests' support crate
+//! that both depend on. Every function takes raw bytes, as a fuzzer gives them, and panics
 //! exactly when a property fails.
 //!
 //! - [`shape_text`]: any bytes as shape text. Parsing never panics; an error's span lies
@@ -30,7 +30,6 @@
 //! - [`buffers::overlap_case`]: a relayout between two ranges of one arena placed anywhere
 //!   (overlapping or not), as the Python package's buffers reach the library: the check by
 //!   address refuses exactly the overlaps, and what it lets through is sound.
-#![allow(dead_code)] // each includer uses some of these
 
 pub mod buffers;
 pub mod draw;
@@ -426,7 +425,8 @@ fn any_dims(u: &mut Unstructured) -> Result<Vec<Dim>> {
     Ok(dims)
 }
 
-/// An array shape: one of [`TYPES`], ranks 0 to 12, any layout.
+/// An array shape: one of the element types the properties cover (`TYPES`), ranks 0 to 12,
+/// any layout.
 pub fn any_array(u: &mut Unstructured) -> Result<ArrayShape> {
     let &(element_type, widths) = u.choose(TYPES)?;
     let dims = any_dims(u)?;

@@ -1,7 +1,4 @@
-//! What the property tests share: a random tile, and an array shape from plain parts; and
-//! the table of XLA's narrow floats ([`minifloats`]).
-
-pub mod minifloats;
+//! What the property tests share: a random tile, and an array shape from plain parts.
 
 use proptest::prelude::*;
 use xlayout::{ArrayShape, Layout, PrimitiveType, Tile, TileDim};

@@ -5,7 +5,6 @@
 //! measurements in BENCHMARKS.md. (The fuzz target `hlo_repeated` generalizes them: a
 //! piece from the fuzzer's bytes, repeated; `tests/fuzz_props.rs` runs it on a piece of
 //! each class.)
-#![allow(dead_code)] // each includer uses some of these
 
 use std::fmt::Write as _;
 

@@ -50,12 +50,13 @@ impl<L> ViaNothing for Probe<L> {
 }
 
 /// `[check of A, check of B, ..]` as functions.
+#[macro_export]
 macro_rules! storage_checks {
     ($($t:ident),* $(,)?) => {
         [$(|| {
             #[allow(unused_imports)]
-            use storage_checks::{ViaNothing, ViaPacked, ViaTiles};
-            (&&&storage_checks::Probe::<$t>(core::marker::PhantomData)).check()
+            use $crate::storage::{ViaNothing, ViaPacked, ViaTiles};
+            (&&&$crate::storage::Probe::<$t>(core::marker::PhantomData)).check()
         }),*]
     };
 }

@@ -58,9 +58,15 @@ pub fn hlo_text(data: &[u8]) -> Reached {
         assert_eq!(m.instruction(ins.name).map(|first| first.name), Some(ins.name));
     }
     let analysis = Analysis::new(&m);
+    let report = Report::new(&analysis, ReportOptions::default());
     for i in m.instructions.ids() {
-        let row = analysis.row(i);
+        let row = report.row(i);
         assert_eq!(row.line, m.instructions[i].line);
+        // The names a row shares are numbers in its report's tables.
+        assert_eq!(row.computation, m.instructions[i].computation, "{i:?}");
+        let files = report.source_files.names().len();
+        assert!(row.source_file.map_or(true, |f| (f as usize) < files), "{i:?}");
+        assert_eq!(row.source_file.is_some(), m.source(i).is_some(), "{i:?}");
         serde_json::to_string(&row).expect("a row serializes");
     }
     for options in [
