@@ -341,10 +341,7 @@ const N: usize = 64 << 10;
 #[test]
 fn every_class_of_hostile_module_costs_work_linear_in_its_size() {
     let _one = one_at_a_time();
-    for class in Class::ALL
-        .into_iter()
-        .filter(|&c| !matches!(c, Class::ShapeLines | Class::OomLines | Class::JoinReport))
-    {
+    for class in Class::ALL.into_iter().filter(|&c| !c.is_report()) {
         let small = hostile_inputs::generate(class, N);
         let large = hostile_inputs::generate(class, 4 * N);
         let start = Instant::now();
@@ -442,7 +439,29 @@ fn check(class: Class, bytes: &[u8], r: &Read) {
             assert_eq!(r.instructions, 1, "{name}");
             assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
         }
-        Class::ShapeLines | Class::OomLines | Class::JoinReport => {}
+        Class::DeepTuples | Class::ShortLeaves | Class::PaddedLeaves => {
+            // One entry parameter, read whole: XLA:CPU gives each of its subshapes an
+            // allocation of its own, a tuple's the index table of its elements (8 bytes each).
+            assert_eq!(r.instructions, 1, "{name}");
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+            let leaves = bytes.windows(4).filter(|w| w == b"f32[").count();
+            let (tables, leaf_bytes) = match class {
+                // The outer tuple's, and one of a single element for each level inside.
+                Class::DeepTuples => (1 + leaves * (limits::MAX_NESTING - 1), 4),
+                // f32[100,2]{1,0:T(8,128)}: XLA:CPU sizes a buffer by `ByteSizeOf`, which
+                // counts the elements and not the tiles' padding.
+                Class::PaddedLeaves => (1, 100 * 2 * 4),
+                _ => (1, 4),
+            };
+            let table_bytes = 8 * (tables - 1 + leaves) as u64;
+            assert_eq!(r.allocations, tables + leaves, "{name}");
+            assert_eq!(r.argument_bytes, table_bytes + leaf_bytes * leaves as u64, "{name}");
+        }
+        Class::ShapeLines
+        | Class::OomLines
+        | Class::JoinReport
+        | Class::OomNumber
+        | Class::OomEntries => {}
     }
 }
 
