@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use xlayout::draw::HtmlPage;
 use xlayout::hlo::{
-    decode, dumps_beside, size_differences, units, Analysis, Assignment, BufferAssignment,
+    decode_owned, dumps_beside, size_differences, units, Analysis, Assignment, BufferAssignment,
     Diagnostic, MemoryAnalysis, Module, Peak, Rule, SizeDifference,
 };
 
@@ -57,7 +57,7 @@ pub fn read_beside(
 ) -> Result<Option<(String, String)>, Failure> {
     let Some(path) = path else { return Ok(None) };
     let (name, bytes) = io::read_file(&path, stdin)?;
-    Ok(Some((name, decode(&bytes).0.into_owned())))
+    Ok(Some((name, decode_owned(bytes).0)))
 }
 
 /// XLA's buffer assignment of a module: its totals, whether the prediction agrees, and the
@@ -282,6 +282,6 @@ pub fn read_module(
     stdin: &mut Stdin<'_>,
 ) -> Result<(String, String, Vec<Diagnostic>), Failure> {
     let (name, bytes) = io::read_file(file, stdin)?;
-    let (text, problems) = decode(&bytes);
-    Ok((name, text.into_owned(), problems))
+    let (text, problems) = decode_owned(bytes);
+    Ok((name, text, problems))
 }
