@@ -204,6 +204,20 @@ fn every_hostile_input_is_answered_in_bounded_memory() {
     assert_eq!(plan.tile_levels()[0].tile, [4294967296, 4294967297]);
 }
 
+/// The error of `Shape::try_array` on a tuple of 100,000 leaves quotes 200 characters of it:
+/// a few hundred bytes, where it copied the whole text (1.1 MB) before, which a caller
+/// asking of every row of a report paid per row.
+#[test]
+fn the_error_of_an_array_asked_of_a_long_tuple_is_short() {
+    let _one = one_at_a_time();
+    let wide: Shape = format!("({})", vec!["f32[2]{0}"; 100_000].join(", ")).parse().unwrap();
+    let (e, peak) = measure("try_array of a wide tuple", || wide.try_array().unwrap_err());
+    assert_eq!(e.kind(), ErrorKind::NotStaticArray);
+    assert!(e.message().starts_with("`(f32[2]{0}, f32[2]{0}, "), "{}", e.message());
+    assert!(e.message().ends_with("...` is a tuple, not an array shape"), "{}", e.message());
+    assert!(peak < 4096, "{peak} bytes");
+}
+
 /// Drawing any array shape (the fuzz target `draw`'s: sizes of 0 under tiles of 2^31 to
 /// 2^63-1, `*` merges, sub-byte types, `L(n)`, windows and origins at the ends of `usize`;
 /// the map of the HTML report too) takes memory for what is drawn, never for what the shape's

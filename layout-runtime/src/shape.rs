@@ -295,6 +295,9 @@ impl Shape {
     /// let e = t.try_array().unwrap_err();
     /// assert_eq!(e.kind(), ErrorKind::NotStaticArray);
     /// assert_eq!(e.message(), "`(f32[2]{0}, s32[])` is a tuple, not an array shape");
+    /// // A long shape is quoted in part: the message is a few hundred bytes, whatever its size.
+    /// let wide: Shape = format!("({})", vec!["f32[]"; 100_000].join(", ")).parse()?;
+    /// assert!(wide.try_array().unwrap_err().message().len() < 300);
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn try_array(&self) -> Result<&ArrayShape, Error> {
@@ -313,7 +316,10 @@ impl Shape {
             Shape::Token => "a token",
             Shape::Opaque => "an opaque value",
         };
-        Error::new(ErrorKind::NotStaticArray, format!("`{self}` is {what}, not an array shape"))
+        // At most a few hundred characters of the shape: a caller may ask of every row of a
+        // report, whose shapes may be megabytes long.
+        let quoted = crate::limits::quote_shown(self, crate::limits::QUOTED_SHAPE);
+        Error::new(ErrorKind::NotStaticArray, format!("{quoted} is {what}, not an array shape"))
             .with_path(Path { tuple_indices: Vec::new(), location: Location::Shape })
     }
 
