@@ -218,6 +218,27 @@ fn the_error_of_an_array_asked_of_a_long_tuple_is_short() {
     assert!(peak < 4096, "{peak} bytes");
 }
 
+/// Reading a module whose one instruction is a tuple of many equal elements (short leaves,
+/// or the same tuple nested 63 deep) holds each distinct element once and a 4-byte id per
+/// element: the module's peak stays under twice its text (the ids' list grows by doubling).
+/// Each element was a `Shape` of its own (152 bytes, in a list grown by doubling; 63 of them
+/// per deep element): over 1.3 MB for the 9,000 leaves of 64 KiB of short leaves, and 63
+/// times the 500 deep elements' 152 bytes (4.8 MB) for the deep tuples.
+#[test]
+fn a_tuple_of_equal_elements_is_read_in_less_than_twice_its_text() {
+    let _one = one_at_a_time();
+    for class in [Class::ShortLeaves, Class::DeepTuples] {
+        let bytes = hostile_inputs::generate(class, N);
+        let (text, problems) = decode(&bytes);
+        assert!(problems.is_empty(), "{}: {problems:?}", class.name());
+        let (m, w) = work(|| Module::parse(&text));
+        assert_eq!(m.instructions.len(), 1, "{}", class.name());
+        let Shape::Tuple(t) = &m.shapes.raw()[0] else { panic!("{}", class.name()) };
+        assert_eq!((t.len() > 400, t.distinct().len()), (true, 1), "{}", class.name());
+        assert!(w.peak < 2 * N, "{}: {w:?} for {} bytes", class.name(), bytes.len());
+    }
+}
+
 /// Drawing any array shape (the fuzz target `draw`'s: sizes of 0 under tiles of 2^31 to
 /// 2^63-1, `*` merges, sub-byte types, `L(n)`, windows and origins at the ends of `usize`;
 /// the map of the HTML report too) takes memory for what is drawn, never for what the shape's
