@@ -162,6 +162,10 @@ impl Assigner<'_, '_, '_, '_> {
         let size = self.facts.buffer_size[b];
         slot.size = size;
         slot.maybe_live_out |= self.facts.live_out[b];
+        // Room for its members and no more: most buffers are one value, and a list grown by
+        // pushing keeps room for four (72 bytes more a slot; a tuple of a million leaves has
+        // a million slots).
+        slot.values.reserve_exact(self.facts.members(b).len());
         let k = self.slots.len();
         self.slots.push(slot);
         self.index.push(BTreeSet::new());
