@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The release build on the hostile inputs of tests/support/src/hostile.rs (the second
-# hostile-input round), each generated into a scratch directory, measured, and deleted: CPU seconds (user +
+# The release build on the hostile inputs of tests/support/src/hostile.rs (the hostile-input
+# rounds of issues 24 and 31), each generated into a scratch directory, measured, and deleted: CPU seconds (user +
 # system), peak resident memory and exit status from GNU time, and whether the same run
 # finishes under `ulimit -v` of 1 GiB. `wc -l` of the same file is the floor, in the same
 # run, and `plain` (an ordinary module as dense in instructions as the densest classes) the
 # baseline. `hlo`, `peak` and `oom` print their tables (`--format table`): a pipe would otherwise
 # get TSV, a row per instruction, output as large as the input. Prints a Markdown table
-# (BENCHMARKS.md, "Hostile input"; its history in docs/benchmarks-history.md).
+# (BENCHMARKS.md, "Hostile input", with issue 31's classes: one-line, aliased-outputs,
+# deep-tuples, padded-leaves, short-leaves, oom-number, oom-entries; the history in
+# docs/benchmarks-history.md).
 #
 # Two classes are not in the default list (issue 31's, run by name): `join`, `oom --hlo` on
 # a report of MB megabytes whose every entry names the one instruction of a dump of 6/7 of
@@ -27,7 +29,8 @@ shift $(( $# < 3 ? $# : 3 ))
 classes=("$@")
 if [ ${#classes[@]} -eq 0 ]; then
     classes=(plain strings comments lone-cr gte-chain same-branch space-per-instruction space-per-leaf
-        while-conditions alias-pairs bad-index-gtes not-utf8-lines oom-lines shape-lines endless-line)
+        while-conditions alias-pairs bad-index-gtes aliased-outputs one-line deep-tuples padded-leaves
+        short-leaves not-utf8-lines oom-lines oom-number oom-entries shape-lines endless-line)
 fi
 cargo build --release -p xlayout-cli </dev/null >&2
 cargo build --release --example hostile_input </dev/null >&2
@@ -119,7 +122,7 @@ for class in "${classes[@]}"; do
         shape-lines)
             measure "$class, \`canon\`" "$f" "$exe" canon
             ;;
-        oom-lines)
+        oom-lines | oom-number | oom-entries)
             measure "$class, \`oom\`" "$f" "$exe" oom --format table -
             ;;
         not-utf8-lines)

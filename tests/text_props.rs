@@ -92,7 +92,7 @@ fn shape() -> impl Strategy<Value = Shape> {
         1 => Just(Shape::Opaque),
     ];
     leaf.prop_recursive(3, 24, 12, |inner| {
-        prop::collection::vec(inner, 0..12).prop_map(Shape::Tuple)
+        prop::collection::vec(inner, 0..12).prop_map(|e| Shape::Tuple(e.into()))
     })
 }
 

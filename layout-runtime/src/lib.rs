@@ -79,6 +79,8 @@ mod size;
 #[cfg(feature = "alloc")]
 mod subbyte;
 #[cfg(feature = "alloc")]
+mod tuple;
+#[cfg(feature = "alloc")]
 mod validate;
 #[cfg(feature = "alloc")]
 mod view;
@@ -109,5 +111,7 @@ pub use shape::{ArrayShape, Layout, Shape, SplitConfig, Tile};
 pub use size::{ArraySizeWalk, PaddedDim};
 #[cfg(feature = "alloc")]
 pub use subbyte::{bit_position, read_packed, write_packed, BitPosition};
+#[cfg(feature = "alloc")]
+pub use tuple::{Tuple, TupleIter};
 #[cfg(feature = "alloc")]
 pub use view::{View, ViewMut};

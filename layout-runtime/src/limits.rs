@@ -71,6 +71,49 @@ pub fn quote(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// Characters of a shape that an error message quotes at most.
+pub const QUOTED_SHAPE: usize = 200;
+
+/// [`quote`] of what `value` displays, written out no further than `max_chars` characters:
+/// a message about a shape of a million leaves costs what one about a short shape costs,
+/// not a copy of the whole text (a caller that asks about every row of a report would
+/// otherwise copy megabytes per row).
+///
+/// ```
+/// use layout_runtime::limits::quote_shown;
+/// let wide: layout_runtime::Shape = format!("({})", vec!["f32[]"; 1000].join(", ")).parse()?;
+/// assert_eq!(quote_shown(&wide, 12), "`(f32[], f32[...`");
+/// assert_eq!(quote_shown(&"f32[2]{0}".parse::<layout_runtime::Shape>()?, 12), "`f32[2]{0}`");
+/// # Ok::<(), layout_runtime::Error>(())
+/// ```
+pub fn quote_shown(value: &impl core::fmt::Display, max_chars: usize) -> String {
+    /// Keeps the first `left` characters written to it, then refuses the rest, which stops
+    /// the formatting.
+    struct Prefix {
+        text: String,
+        left: usize,
+        cut: bool,
+    }
+    impl core::fmt::Write for Prefix {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            for c in s.chars() {
+                if self.left == 0 {
+                    self.cut = true;
+                    return Err(core::fmt::Error);
+                }
+                self.text.push(c);
+                self.left -= 1;
+            }
+            Ok(())
+        }
+    }
+    let mut p = Prefix { text: String::from("`"), left: max_chars, cut: false };
+    // An error here is the prefix refusing more: what was kept is the quote.
+    let _ = core::fmt::write(&mut p, format_args!("{value}"));
+    p.text += if p.cut { "...`" } else { "`" };
+    p.text
+}
+
 /// The error for a nesting one level past [`MAX_NESTING`].
 pub(crate) fn nesting() -> Error {
     Error::new(

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use alloc::format;
 
-use crate::{Dim, Error, ErrorKind, Location, Path, PrimitiveType, TileDim};
+use crate::{Dim, Error, ErrorKind, Location, Path, PrimitiveType, TileDim, Tuple};
 
 /// One level of tiling, `(8,128)`: entries from most major to most minor. It applies to the
 /// most-minor suffix of the (already tiled) index space.
@@ -258,8 +258,9 @@ impl ArrayShape {
 pub enum Shape {
     /// An array.
     Array(ArrayShape),
-    /// A tuple of shapes (possibly empty, possibly nested).
-    Tuple(Vec<Shape>),
+    /// A tuple of shapes (possibly empty, possibly nested), each distinct element stored
+    /// once ([`Tuple`]).
+    Tuple(Tuple),
     /// `b(array)`: a buffer holding one array.
     Buffer(ArrayShape),
     /// `token[]`.
@@ -295,6 +296,9 @@ impl Shape {
     /// let e = t.try_array().unwrap_err();
     /// assert_eq!(e.kind(), ErrorKind::NotStaticArray);
     /// assert_eq!(e.message(), "`(f32[2]{0}, s32[])` is a tuple, not an array shape");
+    /// // A long shape is quoted in part: the message is a few hundred bytes, whatever its size.
+    /// let wide: Shape = format!("({})", vec!["f32[]"; 100_000].join(", ")).parse()?;
+    /// assert!(wide.try_array().unwrap_err().message().len() < 300);
     /// # Ok::<(), layout_runtime::Error>(())
     /// ```
     pub fn try_array(&self) -> Result<&ArrayShape, Error> {
@@ -313,8 +317,38 @@ impl Shape {
             Shape::Token => "a token",
             Shape::Opaque => "an opaque value",
         };
-        Error::new(ErrorKind::NotStaticArray, format!("`{self}` is {what}, not an array shape"))
+        // At most a few hundred characters of the shape: a caller may ask of every row of a
+        // report, whose shapes may be megabytes long.
+        let quoted = crate::limits::quote_shown(self, crate::limits::QUOTED_SHAPE);
+        Error::new(ErrorKind::NotStaticArray, format!("{quoted} is {what}, not an array shape"))
             .with_path(Path { tuple_indices: Vec::new(), location: Location::Shape })
+    }
+
+    /// Gives back the room every list in the shape keeps beyond its length (the parser's
+    /// lists grow by doubling): for a shape kept for a long time.
+    ///
+    /// ```
+    /// let mut s: layout_runtime::Shape = "(f32[5,6]{1,0:T(2,128)}, s8[3])".parse()?;
+    /// s.shrink_to_fit();
+    /// let Some(a) = (match &s { layout_runtime::Shape::Tuple(t) => t.first(), _ => None }).and_then(|e| e.as_array()) else { unreachable!() };
+    /// assert_eq!(a.dims.capacity(), 2);
+    /// # Ok::<(), layout_runtime::Error>(())
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            Shape::Tuple(t) => t.shrink_to_fit(),
+            Shape::Array(a) | Shape::Buffer(a) => {
+                a.dims.shrink_to_fit();
+                if let Some(l) = a.layout.as_mut() {
+                    l.minor_to_major.shrink_to_fit();
+                    l.tiles.shrink_to_fit();
+                    l.tiles.iter_mut().for_each(|t| t.dims.shrink_to_fit());
+                    l.split_configs.shrink_to_fit();
+                    l.split_configs.iter_mut().for_each(|c| c.split_indices.shrink_to_fit());
+                }
+            }
+            Shape::Token | Shape::Opaque => {}
+        }
     }
 
     /// The array, mutably, if this shape is one.

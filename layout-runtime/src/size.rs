@@ -513,7 +513,9 @@ mod tests {
 
     #[test]
     fn shape_wrappers() {
-        let tuple = Shape::Tuple(vec![Shape::Token, Shape::Opaque, Shape::Tuple(vec![])]);
+        let tuple = Shape::Tuple(
+            vec![Shape::Token, Shape::Opaque, Shape::Tuple(crate::Tuple::new())].into(),
+        );
         assert_eq!(tuple.byte_size_of(8), Ok(24));
         assert_eq!(Shape::Token.byte_size_of(8), Ok(0));
         assert_eq!(Shape::Opaque.byte_size_of(4), Ok(4));

@@ -137,6 +137,13 @@ pub struct AliasPair {
     pub operand_index: Vec<u64>,
 }
 
+/// The (parameter, shape index) places of `pairs` that an output is written over: a set,
+/// so that asking about every parameter's every value costs a look-up each, not a pass over
+/// the pairs (a module can list a pair per parameter).
+pub(crate) fn donated(pairs: &[AliasPair]) -> std::collections::HashSet<(u64, &[u64])> {
+    pairs.iter().map(|p| (p.operand, p.operand_index.as_slice())).collect()
+}
+
 /// `{1, 2}` -> `[1, 2]`; `{}` -> `[]`; `None` for anything else.
 pub(crate) fn shape_index(text: &str) -> Option<Vec<u64>> {
     let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?;

@@ -63,6 +63,34 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, Vec<Diagnostic>) {
     (Cow::Owned(text), problems.into_vec())
 }
 
+/// [`decode`] of bytes the caller owns, the text in the same memory when it is all UTF-8:
+/// a file read whole is held once, not twice (its bytes, then a copy of them as text), and
+/// without the room a read of unknown length left at its end. Bytes that are not UTF-8 are
+/// decoded into a new string, as [`decode`] does, and dropped.
+///
+/// ```
+/// use xlayout::hlo::decode_owned;
+/// let bytes = b"HloModule m\n".to_vec();
+/// let at = bytes.as_ptr();
+/// let (text, problems) = decode_owned(bytes);
+/// assert_eq!((text.as_ptr(), text.as_str(), problems.len()), (at, "HloModule m\n", 0));
+/// let (text, problems) = decode_owned(b"a\xffb\n".to_vec());
+/// assert_eq!((text.as_str(), problems.len()), ("a\u{fffd}b\n", 1));
+/// ```
+pub fn decode_owned(mut bytes: Vec<u8>) -> (String, Vec<Diagnostic>) {
+    // What a read to the end grew by doubling: up to half of the vector, for the whole run.
+    if bytes.capacity() - bytes.len() > bytes.len() / 8 {
+        bytes.shrink_to_fit();
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, Vec::new()),
+        Err(e) => {
+            let (text, problems) = decode(e.as_bytes());
+            (text.into_owned(), problems)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -79,7 +79,7 @@ pub use assignment::{
 pub use attribute::{AliasPair, CallAttribute, FusionKind};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
-pub use decode::decode;
+pub use decode::{decode, decode_owned};
 pub use diagnostic::{clip, Diagnostic, DiagnosticKind, MAX_LISTED};
 pub(crate) use diagnostic::{quote, Listing};
 pub use dump::{module_files, Stage};

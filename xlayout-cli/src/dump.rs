@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use xlayout::draw::HtmlPage;
 use xlayout::hlo::{
-    decode, dumps_beside, module_files, size_differences, units, Analysis, Assignment,
+    decode_owned, dumps_beside, module_files, size_differences, units, Analysis, Assignment,
     BufferAssignment, Diagnostic, DumpProblem, LiveRangeDump, MemoryAnalysis, Module, Peak, Rule,
     SizeDifference, Stage,
 };
@@ -80,7 +80,7 @@ fn read_beside<T>(
 ) -> Result<Option<(String, T)>, Failure> {
     let Some(path) = path else { return Ok(None) };
     let (file, bytes) = io::read_file(&path, stdin)?;
-    let read = parse(&decode(&bytes).0);
+    let read = parse(&decode_owned(bytes).0);
     for p in problems(&read) {
         *status = 1;
         warn(format_args!("{file}:{}: {}", p.line, p.message));
@@ -339,6 +339,6 @@ pub fn read_module(
     stdin: &mut Stdin<'_>,
 ) -> Result<(String, String, Vec<Diagnostic>), Failure> {
     let (name, bytes) = io::read_file(file, stdin)?;
-    let (text, problems) = decode(&bytes);
-    Ok((name, text.into_owned(), problems))
+    let (text, problems) = decode_owned(bytes);
+    Ok((name, text, problems))
 }

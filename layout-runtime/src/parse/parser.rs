@@ -7,6 +7,7 @@ use core::ops::Range;
 
 use super::lexer::{Lexer, Tok, Token};
 use super::source_map::SourceMap;
+use crate::tuple::TupleBuilder;
 use crate::{limits, ArrayShape, Dim, Error, ErrorKind, Layout, Location, PrimitiveType, Shape};
 
 pub(super) struct Parser<'a> {
@@ -154,7 +155,8 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn tuple_rest(&mut self) -> Result<Shape, Error> {
-        let mut elements = Vec::new();
+        // Each distinct element kept once: a tuple of a million equal leaves holds one.
+        let mut elements = TupleBuilder::new();
         if self.eat(Tok::RParen)?.is_none() {
             loop {
                 let parent = self.node;
@@ -172,7 +174,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(Shape::Tuple(elements))
+        Ok(Shape::Tuple(elements.finish()))
     }
 
     pub(super) fn array_rest(&mut self, name: Token) -> Result<Shape, Error> {

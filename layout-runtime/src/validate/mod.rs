@@ -107,13 +107,23 @@ fn validate_shape(shape: &Shape, indices: &mut Vec<usize>, sink: &mut Sink) {
     match shape {
         Shape::Array(a) | Shape::Buffer(a) => validate_array(a, indices, sink),
         Shape::Tuple(elements) => {
-            for (i, element) in elements.iter().enumerate() {
+            // A distinct element found valid is not checked again where it repeats: a tuple
+            // of a million equal leaves is checked once. One found invalid is, so that each
+            // of its places gets its errors, as before.
+            let mut valid = alloc::vec![false; elements.distinct().len()];
+            for (i, &id) in elements.ids().iter().enumerate() {
                 if sink.done() {
                     return;
                 }
+                let id = id as usize;
+                if valid[id] {
+                    continue;
+                }
+                let before = sink.errors.len();
                 indices.push(i);
-                validate_shape(element, indices, sink);
+                validate_shape(&elements.distinct()[id], indices, sink);
                 indices.pop();
+                valid[id] = sink.errors.len() == before;
             }
         }
         Shape::Token | Shape::Opaque => {}

@@ -28,8 +28,8 @@ fn default_shapes_are_valid() {
     assert_eq!(Shape::Array(array(&[], &[])).validate(), Ok(()));
     assert_eq!(Shape::Token.validate(), Ok(()));
     assert_eq!(Shape::Opaque.validate(), Ok(()));
-    assert_eq!(Shape::Tuple(vec![]).validate(), Ok(()));
-    assert!(Shape::Tuple(vec![]).validate_all().is_empty());
+    assert_eq!(Shape::Tuple(vec![].into()).validate(), Ok(()));
+    assert!(Shape::Tuple(vec![].into()).validate_all().is_empty());
 }
 
 #[test]
@@ -263,11 +263,14 @@ fn split_check_does_not_index_with_a_broken_minor_to_major() {
 #[test]
 fn tuple_paths_and_buffers() {
     let bad = Shape::Array(array(&[3, 5], &[1, 1]));
-    let s = Shape::Tuple(vec![
-        Shape::Token,
-        Shape::Tuple(vec![Shape::Opaque, bad.clone()]),
-        Shape::Buffer(array(&[2], &[3])),
-    ]);
+    let s = Shape::Tuple(
+        vec![
+            Shape::Token,
+            Shape::Tuple(vec![Shape::Opaque, bad.clone()].into()),
+            Shape::Buffer(array(&[2], &[3])),
+        ]
+        .into(),
+    );
     let e = s.validate().unwrap_err();
     assert_eq!(e.path().unwrap().tuple_indices, [1, 1]);
     let all = s.validate_all();
@@ -329,7 +332,7 @@ mod properties {
     proptest! {
         #[test]
         fn never_panics_and_first_error_agrees(a in shape()) {
-            let s = Shape::Tuple(vec![Shape::Token, Shape::Array(a.clone())]);
+            let s = Shape::Tuple(vec![Shape::Token, Shape::Array(a.clone())].into());
             let all = s.validate_all();
             prop_assert_eq!(s.validate().err(), all.first().cloned());
             for e in &all {

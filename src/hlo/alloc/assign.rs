@@ -5,8 +5,9 @@
 //! the heap (a temporary); then the buffers of the thread-local computations, one
 //! allocation each. Every step as `AssignSingleHloBuffer` takes it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
+use super::super::attribute::donated;
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId};
 use super::super::opcode::Opcode;
@@ -59,6 +60,8 @@ struct Assigner<'x, 'a, 'm, 't> {
     live: &'a Liveness,
     share: &'x mut Sharing<'a, 'm, 't>,
     budget: &'x mut Budget,
+    /// The entry parameters' places an output is written over (`input_output_alias`).
+    donated: HashSet<(u64, &'a [u64])>,
     slots: Vec<Slot>,
     /// Per allocation: its values with live ranges, by (start, end).
     index: Vec<BTreeSet<(u32, u32, FlowId)>>,
@@ -92,6 +95,7 @@ pub(crate) fn assign<'a, 'm, 't>(
         live,
         share,
         budget,
+        donated: donated(&m.input_output_alias),
         slots: Vec::new(),
         index: Vec::new(),
         slot_of: IndexVec::from_elem(None, d.values.len()),
@@ -158,6 +162,10 @@ impl Assigner<'_, '_, '_, '_> {
         let size = self.facts.buffer_size[b];
         slot.size = size;
         slot.maybe_live_out |= self.facts.live_out[b];
+        // Room for its members and no more: most buffers are one value, and a list grown by
+        // pushing keeps room for four (72 bytes more a slot; a tuple of a million leaves has
+        // a million slots).
+        slot.values.reserve_exact(self.facts.members(b).len());
         let k = self.slots.len();
         self.slots.push(slot);
         self.index.push(BTreeSet::new());
@@ -188,10 +196,7 @@ impl Assigner<'_, '_, '_, '_> {
                     .into_iter()
                     .map(u64::from)
                     .collect();
-                let aliased = m
-                    .input_output_alias
-                    .iter()
-                    .any(|p| p.operand == number && p.operand_index == index);
+                let aliased = self.donated.contains(&(number, index.as_slice()));
                 let k = self.new_slot(
                     b,
                     Slot { parameter: Some((number, index)), aliased, ..Slot::default() },

@@ -57,8 +57,16 @@ impl<'a, 'm, 't> InPlace<'a, 'm, 't> {
     fn pairs_at(&mut self, i: InstrId, output: &[u64], depth: usize) -> Vec<AliasPair> {
         let key = (i, depth.min(MAX_FUSION_DEPTH));
         if !self.by_output.contains_key(&key) {
+            // Most instructions have no pairs, and finding that again costs a step: only
+            // those with pairs are kept (an entry per instruction of a module was a tenth of
+            // what its prediction held).
+            let pairs = self.pairs(i, depth);
+            if pairs.is_empty() {
+                work::count(1);
+                return Vec::new();
+            }
             let mut map: HashMap<Vec<u64>, Vec<AliasPair>> = HashMap::new();
-            for p in self.pairs(i, depth) {
+            for p in pairs {
                 work::count(1);
                 map.entry(p.output.clone()).or_default().push(p);
             }

@@ -3,8 +3,6 @@
 //! buffer `aliasing.rs` finds. Each value's `end_position` too, which XLA's buffer assigner
 //! reads (`LiveRangeInterferes`).
 
-use std::collections::HashSet;
-
 use super::super::attribute::CallAttribute;
 use super::super::buffer::Analysis;
 use super::super::id::{IndexVec, InstrId};
@@ -138,8 +136,7 @@ pub(crate) fn live_ranges(
         }
     }
     // Entry parameters donated to an output (by number and index) end at their last use.
-    let donated: HashSet<(u64, &[u64])> =
-        m.input_output_alias.iter().map(|p| (p.operand, p.operand_index.as_slice())).collect();
+    let donated = super::super::attribute::donated(&m.input_output_alias);
     let mut ranges: IndexVec<FlowId, Option<LiveRange>> = d
         .values
         .iter_enumerated()

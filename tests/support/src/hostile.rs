@@ -1,4 +1,4 @@
-//! The hostile inputs of the second hostile-input round, generated at any size: one
+//! The hostile inputs of the hostile-input rounds (issues 24 and 31), generated at any size: one
 //! generator per class of input that once cost more than linear time or memory. The
 //! scaling test (`tests/hostile.rs`) runs each at two sizes and compares the work; the
 //! example `hostile_input` writes one to standard output for the release-build
@@ -52,11 +52,24 @@ pub enum Class {
     /// The report for it: entries of about 150 bytes, each naming `f.1` with another shape
     /// (`f32[]`), every tenth naming an instruction the dump does not have.
     JoinReport,
+    /// One tuple whose every element is tuples nested as deep as the limit allows around one
+    /// `f32[]`: two bytes of text per subshape, and shape indices as long as they get.
+    DeepTuples,
+    /// One tuple of many leaves that pad (`f32[100,2]{1,0:T(8,128)}`, 13 times its data),
+    /// each with a better layout to find.
+    PaddedLeaves,
+    /// One tuple of the shortest leaves there are, `f32[]`: seven bytes a leaf.
+    ShortLeaves,
+    /// An out-of-memory report pasted as a JSON string on one line, whose every escaped line
+    /// is one number (`\n1\n1...`).
+    OomNumber,
+    /// An out-of-memory report of the smallest entries there are (`1. Size: 4B`).
+    OomEntries,
 }
 
 impl Class {
     /// Every class, in the order of the issue's table.
-    pub const ALL: [Class; 17] = [
+    pub const ALL: [Class; 22] = [
         Class::Strings,
         Class::Comments,
         Class::LoneCr,
@@ -74,6 +87,11 @@ impl Class {
         Class::OneLine,
         Class::JoinDump,
         Class::JoinReport,
+        Class::DeepTuples,
+        Class::PaddedLeaves,
+        Class::ShortLeaves,
+        Class::OomNumber,
+        Class::OomEntries,
     ];
 
     /// Its name on the command line of the example.
@@ -96,7 +114,24 @@ impl Class {
             Class::OneLine => "one-line",
             Class::JoinDump => "join-dump",
             Class::JoinReport => "join-report",
+            Class::DeepTuples => "deep-tuples",
+            Class::PaddedLeaves => "padded-leaves",
+            Class::ShortLeaves => "short-leaves",
+            Class::OomNumber => "oom-number",
+            Class::OomEntries => "oom-entries",
         }
+    }
+
+    /// Whether it is a text for the line-based commands or `xlayout oom`, not a module.
+    pub fn is_report(self) -> bool {
+        matches!(
+            self,
+            Class::ShapeLines
+                | Class::OomLines
+                | Class::JoinReport
+                | Class::OomNumber
+                | Class::OomEntries
+        )
     }
 
     /// The class called `name`.
@@ -312,6 +347,36 @@ pub fn generate(class: Class, len: usize) -> Vec<u8> {
                 "HloModule m, is_scheduled=true\n\nENTRY %e {{\n  ROOT %f.1 = {shape} parameter(0), \
                  metadata={{op_name=\"{op_name}\" source_file=\"{file}model.py\" source_line=7}}\n}}\n"
             );
+        }
+        Class::DeepTuples => {
+            // Inside the outer tuple, as deep as the limit lets an element go.
+            let depth = xlayout::limits::MAX_NESTING - 1;
+            let element = format!("{}f32[]{}", "(".repeat(depth), ")".repeat(depth));
+            s += "HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %t = (";
+            fill(&mut s, len, |s, k| {
+                *s += if k == 0 { "" } else { ", " };
+                *s += &element;
+            });
+            s += ") parameter(0)\n}\n";
+        }
+        Class::PaddedLeaves | Class::ShortLeaves => {
+            let leaf =
+                if class == Class::PaddedLeaves { "f32[100,2]{1,0:T(8,128)}" } else { "f32[]" };
+            s += "HloModule m, is_scheduled=true\n\nENTRY %e {\n  ROOT %t = (";
+            fill(&mut s, len, |s, k| {
+                *s += if k == 0 { "" } else { ", " };
+                *s += leaf;
+            });
+            s += ") parameter(0)\n}\n";
+        }
+        Class::OomNumber => {
+            s += "{\"error\": \"Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.";
+            fill(&mut s, len, |s, _| *s += "\\n1");
+            s += "\"}\n";
+        }
+        Class::OomEntries => {
+            s += "Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  Largest program allocations in hbm:\n";
+            fill(&mut s, len, |s, _| *s += "  1. Size: 4B\n");
         }
         Class::JoinReport => {
             s += "Ran out of memory in memory space hbm. Used 2.00G of 1.00G hbm.\n  Largest program allocations in hbm:\n\n";
