@@ -118,8 +118,14 @@ pub struct Bounds {
     pub logical_bytes: Bound,
 }
 
-/// The live ranges of a module's values and its peak (the rules are in the documentation
-/// of the `hlo::peak` module's source, which is private).
+/// The live ranges of a module's values and its peak, by XLA's rules: the schedule flattened
+/// as `HloLiveRange::FlattenSchedule` numbers it; the values of `HloDataflowAnalysis` (phi
+/// values where a `while` or `conditional` merges); each value live from its definition to
+/// its last use (entry parameters from the start, a root's values to its computation's
+/// end), the values of one buffer chained as `NormalizeAliasedBuffers` does; and the peak
+/// step as `ComputePeakMemoryMoment` finds it, beside the true high-water mark. Where a
+/// module needs a rule this model lacks, [`Peak::not_modelled`] says which and
+/// [`Peak::bounds`] bounds the high-water mark.
 ///
 /// ```
 /// use xlayout::hlo::{Analysis, Module, Peak};
