@@ -14,9 +14,12 @@ pub const MAX_CELLS: usize = 16384;
 pub const MAX_MEMORY_ROW: usize = 256;
 
 /// The rows and columns of a slice that a map draws: `rows` x `cols` cells from `origin`,
-/// inside an extent of cells, at most [`MAX_CELLS`] of them. The SVG map
-/// ([`MapOptions::origin`](super::MapOptions::origin), [`MapOptions::window`](super::MapOptions::window)) and the command's text map choose their
-/// windows by these rules, so the same origin and size mean the same cells in both.
+/// inside an extent of cells, at most [`MAX_CELLS`] of them. The SVG map ([`origin`],
+/// [`window`]) and the command's text map choose their windows by these rules, so the same
+/// origin and size mean the same cells in both.
+///
+/// [`origin`]: super::MapOptions::origin
+/// [`window`]: super::MapOptions::window
 ///
 /// ```
 /// use xlayout::draw::Window;
