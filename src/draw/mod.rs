@@ -30,7 +30,7 @@ mod map;
 mod svg;
 
 #[cfg(feature = "hlo")]
-pub use html::{report_html, HtmlOptions, HtmlPage, PAGE_MAPS};
+pub use html::{oom_html, report_html, HtmlOptions, HtmlPage, OOM_ROWS, PAGE_MAPS};
 pub use map::{
     map_svg, MapOptions, Window, DEFAULT_CELLS, DEFAULT_ROWS, MAX_CELLS, MAX_MEMORY_ROW,
 };
