@@ -20,8 +20,9 @@ CHILD = textwrap.dedent(
         "str": lambda: str(s),
         "repr": lambda: repr(s),
         "svg": lambda: s._repr_svg_(),
-        "oom": lambda: xlayout._xlayout.oom_report(report),
-        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", "m", 5),
+        "oom": lambda: xlayout._xlayout.oom_report(report, "text"),
+        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", "m", 5, 0),
+        "offset": lambda: s.offset((-1, 0)),
         "error": lambda: xlayout.Shape("f32[3,5]{1,0:T(0,2)}"),
         "relayout": lambda: xlayout._xlayout.relayout(data, src, s, None),
         "overlap": lambda: xlayout._xlayout.relayout(data, src, src, data),
@@ -65,5 +66,5 @@ def test_each_failed_allocation_is_a_memory_error():
     # The error paths raise xlayout.Error once their allocations succeed; every path meets
     # a failed allocation of its own among the first 60.
     want = {name: "MemoryError ok" for name in ["explain", "str", "repr", "svg", "oom", "hlo", "relayout"]}
-    want |= {"error": "Error MemoryError", "overlap": "Error MemoryError"}
+    want |= {"error": "Error MemoryError", "overlap": "Error MemoryError", "offset": "Error MemoryError"}
     assert got == want, done.stderr.decode()[-3000:]
