@@ -128,6 +128,22 @@ pub fn py_tuple<'py>(
     Ok(unsafe { tuple.cast_into_unchecked() })
 }
 
+/// `n` as a Python `int`, or Python's `MemoryError` when Python cannot allocate it: PyO3's
+/// conversion of a `u64` panics then, and an int past CPython's cached small ones (-5 to
+/// 256) is allocated.
+pub fn py_uint(py: Python<'_>, n: u64) -> PyResult<Bound<'_, PyAny>> {
+    // SAFETY: the GIL is held (`py`); PyLong_FromUnsignedLongLong (a `c_ulonglong`, which is
+    // `u64`) returns a new reference or null with Python's error set, which
+    // `from_owned_ptr_or_err` takes as that error.
+    unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyLong_FromUnsignedLongLong(n)) }
+}
+
+/// `n` as a Python `int`, or Python's `MemoryError` (as [`py_uint`], for a signed `n`).
+pub fn py_int(py: Python<'_>, n: i64) -> PyResult<Bound<'_, PyAny>> {
+    // SAFETY: as in `py_uint`; PyLong_FromLongLong takes a `c_longlong`, which is `i64`.
+    unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyLong_FromLongLong(n)) }
+}
+
 /// `texts` as a tuple of Python `str`s, or Python's `MemoryError` (see [`py_tuple`]).
 pub fn py_strs<'py>(py: Python<'py>, texts: &[String]) -> PyResult<Bound<'py, PyTuple>> {
     let items = texts.iter().map(|t| Ok(py_str(py, t)?.into_any())).collect::<PyResult<_>>()?;

@@ -236,7 +236,11 @@ fn page_is_empty(modules: &[Bound<'_, PyTuple>]) -> bool {
 ///
 /// [`Relayouts`]: xlayout::hlo::Relayouts
 #[pyfunction]
-fn relayouts_report(py: Python<'_>, bytes: &[u8], name: &str) -> PyResult<String> {
+fn relayouts_report<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    name: &str,
+) -> PyResult<Bound<'py, PyString>> {
     let out = py.detach(|| {
         let (text, problems) = decode(bytes);
         let mut module = Module::parse(&text);
@@ -251,7 +255,7 @@ fn relayouts_report(py: Python<'_>, bytes: &[u8], name: &str) -> PyResult<String
             "rows": r.rows,
         }))
     });
-    out.map_err(|u| u.raise(py))
+    py_str(py, &out.map_err(|u| u.raise(py))?)
 }
 
 /// The out-of-memory report in `bytes` (called `name`), as the command's JSON (`xlayout oom
@@ -282,8 +286,8 @@ fn module_files_of(dir: PathBuf) -> PyResult<Vec<PathBuf>> {
 /// `n` bytes as the HTML reports print sizes (XLA's `HumanReadableNumBytes`: `256.0KiB`,
 /// `1.69MiB`, `512B`), for the text beside them.
 #[pyfunction]
-fn iec_bytes(n: u64) -> String {
-    xlayout::hlo::units::iec_bytes(n)
+fn iec_bytes(py: Python<'_>, n: u64) -> PyResult<Bound<'_, PyString>> {
+    py_str(py, &xlayout::hlo::units::iec_bytes(n))
 }
 
 /// Adds this file's functions to the extension module.

@@ -7,7 +7,7 @@ use xlayout::draw::{self, MapOptions};
 use xlayout::{ArrayShape, Dim, Plan, Shape, TileDim};
 
 use super::args;
-use super::errors::{error, error_without_text, py_str, Error};
+use super::errors::{error, error_without_text, py_int, py_str, py_tuple, py_uint, Error};
 use super::json;
 
 /// An XLA shape, parsed and validated as XLA does (layout-runtime's one parser and
@@ -77,37 +77,38 @@ impl PyShape {
 
     /// XLA's `ShapeUtil::ArraySize`: the bytes the layout allocates, padding included.
     #[getter]
-    fn byte_size(&self) -> PyResult<u64> {
-        self.array()?.byte_size().map_err(|e| error(&e, &self.text))
+    fn byte_size<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py_uint(py, self.array()?.byte_size().map_err(|e| error(&e, &self.text))?)
     }
 
     /// XLA's `ShapeUtil::ByteSizeOf`: the data at its natural width, without padding.
     #[getter]
-    fn logical_bytes(&self) -> PyResult<u64> {
-        self.array()?.byte_size_of().map_err(|e| error(&e, &self.text))
+    fn logical_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py_uint(py, self.array()?.byte_size_of().map_err(|e| error(&e, &self.text))?)
     }
 
     /// XLA's name of the element type (`"bf16"`), or `None` for a tuple or token.
     #[getter]
-    fn element_type(&self) -> Option<String> {
-        self.shape.as_array().map(|a| a.element_type.to_string())
+    fn element_type<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyString>>> {
+        self.shape.as_array().map(|a| py_str(py, &a.element_type.to_string())).transpose()
     }
 
     /// The dimension sizes (a `<=` bound for a bounded dynamic one, `None` for `?`).
     #[getter]
     fn dims<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let dims = self.array()?.dims.iter().map(|d| match d {
-            Dim::Static(n) | Dim::Bounded(n) => Some(*n),
-            Dim::Unbounded => None,
+            Dim::Static(n) | Dim::Bounded(n) => py_uint(py, *n),
+            Dim::Unbounded => Ok(py.None().into_bound(py)),
         });
-        PyTuple::new(py, dims)
+        py_tuple(py, dims.collect::<PyResult<_>>()?)
     }
 
     /// The layout's order of dimensions, most minor first (XLA's default when none is
     /// written).
     #[getter]
     fn minor_to_major<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.array()?.layout_or_default().minor_to_major.iter())
+        let layout = self.array()?.layout_or_default();
+        py_tuple(py, layout.minor_to_major.iter().map(|d| py_int(py, *d)).collect::<PyResult<_>>()?)
     }
 
     /// The tile levels, first applied first; each a tuple of sizes, `"*"` for a combined
@@ -118,13 +119,13 @@ impl PyShape {
         let tiles = layout.tiles.iter().map(|t| {
             let entries = t.dims.iter().map(|d| -> PyResult<Bound<'py, PyAny>> {
                 Ok(match d {
-                    TileDim::Size(n) => n.into_pyobject(py)?.into_any(),
-                    TileDim::Combine => "*".into_pyobject(py)?.into_any(),
+                    TileDim::Size(n) => py_uint(py, *n)?,
+                    TileDim::Combine => py_str(py, "*")?.into_any(),
                 })
             });
-            PyTuple::new(py, entries.collect::<PyResult<Vec<_>>>()?)
+            Ok(py_tuple(py, entries.collect::<PyResult<_>>()?)?.into_any())
         });
-        PyTuple::new(py, tiles.collect::<PyResult<Vec<_>>>()?)
+        py_tuple(py, tiles.collect::<PyResult<_>>()?)
     }
 
     /// The element offset of the logical `index` in memory (the tiled index map).
@@ -132,9 +133,15 @@ impl PyShape {
     /// >>> import xlayout
     /// >>> xlayout.Shape("f32[3,5]{1,0:T(2,2)}").offset((2, 3))   # Figure 1 of XLA's document
     /// 17
-    fn offset(&self, index: &Bound<'_, PyAny>) -> PyResult<usize> {
+    fn offset<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let index = args::index(index, "Shape.offset", "index", "indices")?;
-        self.plan()?.offset(&index).map_err(|e| error(&e, &self.text))
+        let offset = self.plan()?.offset(&index).map_err(|e| error(&e, &self.text))?;
+        // A `usize` is at most 64 bits on every target Python runs on.
+        py_uint(py, offset as u64)
     }
 
     /// The logical index stored at element `offset`, or `None` for padding.
@@ -155,7 +162,12 @@ impl PyShape {
             let e = xlayout::Error::new(xlayout::ErrorKind::IndexOutOfBounds, why);
             return Err(error(&e, &self.text));
         }
-        plan.index_of(offset).map(|index| PyTuple::new(py, index)).transpose()
+        // Each int as `py_uint` makes it (a `usize` is at most 64 bits on every target
+        // Python runs on).
+        let tuple = |index: Vec<usize>| {
+            py_tuple(py, index.into_iter().map(|i| py_uint(py, i as u64)).collect::<PyResult<_>>()?)
+        };
+        plan.index_of(offset).map(tuple).transpose()
     }
 
     /// The shape described for a person, as `xlayout explain` prints it.

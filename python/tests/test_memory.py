@@ -13,6 +13,7 @@ CHILD = textwrap.dedent(
     import _testcapi, numpy as np, xlayout
     s = xlayout.Shape("f32[3,5]{1,0:T(2,2)}")
     src = xlayout.Shape("f32[3,5]")
+    big = xlayout.Shape("f32[100000,300000]{1,0:T(1024,1024)}")
     data = np.arange(15, dtype=np.float32).view(np.uint8)
     report = b"Ran out of memory in memory space hbm. Used 1.00G of 512.00M hbm.\\n  1. Size: 512B\\n     Shape: f32[]\\n"
     calls = {
@@ -23,6 +24,15 @@ CHILD = textwrap.dedent(
         "oom": lambda: xlayout._xlayout.oom_report(report, "text"),
         "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", "m", 5, 0),
         "offset": lambda: s.offset((-1, 0)),
+        # Sizes past CPython's cached small ints, so that making each int allocates.
+        "dims": lambda: big.dims,
+        "tiles": lambda: big.tiles,
+        "index_of": lambda: big.index_of(1 << 30),
+        "byte_size": lambda: (big.byte_size, big.logical_bytes),
+        "offset_ok": lambda: big.offset((99999, 299999)),
+        "element_type": lambda: s.element_type,
+        "relayouts": lambda: xlayout._xlayout.relayouts_report(b"%a = f32[2]{0} parameter(0)\\n", "m"),
+        "iec_bytes": lambda: xlayout._xlayout.iec_bytes(1 << 40),
         "error": lambda: xlayout.Shape("f32[3,5]{1,0:T(0,2)}"),
         "relayout": lambda: xlayout._xlayout.relayout(data, src, s, None),
         "overlap": lambda: xlayout._xlayout.relayout(data, src, src, data),
@@ -65,6 +75,8 @@ def test_each_failed_allocation_is_a_memory_error():
     got = dict(line.split(" ", 1) for line in done.stdout.decode().splitlines())
     # The error paths raise xlayout.Error once their allocations succeed; every path meets
     # a failed allocation of its own among the first 60.
-    want = {name: "MemoryError ok" for name in ["explain", "str", "repr", "svg", "oom", "hlo", "relayout"]}
+    want = {name: "MemoryError ok" for name in ["explain", "str", "repr", "svg", "oom", "hlo", "relayout",
+                                               "dims", "tiles", "index_of", "byte_size", "offset_ok",
+                                               "element_type", "relayouts", "iec_bytes"]}
     want |= {"error": "Error MemoryError", "overlap": "Error MemoryError", "offset": "Error MemoryError"}
     assert got == want, done.stderr.decode()[-3000:]
