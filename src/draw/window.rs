@@ -18,6 +18,9 @@ pub const MAX_MEMORY_ROW: usize = 256;
 /// ([`MapOptions::origin`], [`MapOptions::window`]) and the command's text map choose their
 /// windows by these rules, so the same origin and size mean the same cells in both.
 ///
+/// [`MapOptions::origin`]: super::MapOptions::origin
+/// [`MapOptions::window`]: super::MapOptions::window
+///
 /// ```
 /// use xlayout::draw::Window;
 /// // 4 rows and 4 columns from row 6, column 126 of a 16x256 slice.
