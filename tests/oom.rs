@@ -567,6 +567,20 @@ fn the_runtime_reserve_message() {
     assert_eq!((a.free.unwrap().text, a.reservable), (String::from("2.13G"), None));
 }
 
+/// XLA:CPU's one line when a buffer cannot be allocated (tests/data/oom/cpu_out_of_memory.txt,
+/// written by JAX 0.10.2 through cpu_out_of_memory.py beside it): the size asked for,
+/// 2^37 f32 elements = 549755813888 bytes, exact; the rest of the paste is not a report.
+#[test]
+fn xla_cpu_out_of_memory_allocating() {
+    let r = report("cpu_out_of_memory.txt");
+    assert_eq!((r.kind, r.missing(), r.entries.len(), r.problems.len()), (Kind::Cpu, None, 0, 0));
+    let a = r.allocating.unwrap();
+    assert_eq!((a.text.as_str(), a.bytes, a.rounded), ("549755813888", Some(1 << 39), false));
+    // XLA:GPU's sentence is its own: the two are told apart.
+    let gpu = OomReport::parse("Out of memory while trying to allocate 2110783616 bytes.\n");
+    assert_eq!((gpu.kind, gpu.allocating.unwrap().bytes), (Kind::Gpu, Some(2_110_783_616)));
+}
+
 /// Sizes in the `E` unit xlayout itself prints (`oom_bytes` of 2^61 is `2.00E`), and the
 /// one-dimensional TPU tilings of scalars and vectors.
 #[test]

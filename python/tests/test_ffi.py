@@ -6,9 +6,7 @@ interpreter alive after it."""
 import ctypes.util
 import importlib.util
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -37,17 +35,6 @@ example = _example()
 same_bits = example.same_bits
 row_sums_left_to_right = example.row_sums_left_to_right
 wide_bf16 = example.wide_bf16
-
-
-@pytest.fixture(scope="session")
-def library() -> str:
-    """The ffi-kernels library: XLAYOUT_FFI_KERNELS, or what cargo builds (asked, not
-    guessed: `cargo build --message-format=json` names the file)."""
-    if os.environ.get("XLAYOUT_FFI_KERNELS"):
-        return os.environ["XLAYOUT_FFI_KERNELS"]
-    if shutil.which("cargo") is None:
-        missing_tool("no cargo to build examples/ffi_kernels (or set XLAYOUT_FFI_KERNELS)")
-    return example.library()
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,17 @@ from conftest import run
 jax.config.update("jax_platforms", "cpu")
 
 
+def test_explanation_sizes_are_in_the_pages_units():
+    # Not raw byte counts above a page in MiB: 2 x 256 x 128 f32 = 256.0KiB.
+    m = xlayout.jax.memory(lambda x: jnp.sin(x) * 2, jnp.ones((256, 128)))
+    first = m.explanation.splitlines()[0]
+    assert first == (
+        "allocated by XLA:CPU's buffer assignment, predicted from the module: 128.0KiB "
+        "arguments + 128.0KiB outputs - 0B aliased + 0B temporaries = 256.0KiB (262144 bytes)"
+    )
+    assert "128.0KiB" in m._repr_html_().split("</p>")[0]
+
+
 def mlp(x, w1, w2):
     return jnp.tanh(jax.nn.relu(x @ w1) @ w2).sum()
 
@@ -63,9 +74,13 @@ def test_allocation_is_memory_analysis_and_peak_is_the_commands(command, tmp_pat
         s["argument_size_in_bytes"] + s["output_size_in_bytes"]
         - s["alias_size_in_bytes"] + s["temp_size_in_bytes"]
     )
-    assert f"{m.live_range_peak_bytes} bytes at step {m.live_range_peak_step}" in m.explanation
-    assert f"= {m.allocated_bytes} bytes" in m.explanation
-    assert f"= {m.memory_analysis_bytes} bytes: the same" in m.explanation
+    # In the report's units (as the page under it prints them), totals exact beside them.
+    iec = xlayout._xlayout.iec_bytes
+    peak_bytes, allocated = m.live_range_peak_bytes, m.allocated_bytes
+    assert f"{iec(peak_bytes)} ({peak_bytes} bytes) at step {m.live_range_peak_step}" in m.explanation
+    assert f"{iec(m.report.argument_bytes)} arguments + " in m.explanation
+    assert f"= {iec(allocated)} ({allocated} bytes)" in m.explanation
+    assert f"= {iec(allocated)} ({allocated} bytes): the same" in m.explanation
     assert "allocated" in m._repr_html_()
 
 

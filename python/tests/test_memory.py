@@ -10,19 +10,39 @@ from conftest import missing_tool
 # Run in a child: a failure that ended the interpreter would otherwise end pytest.
 CHILD = textwrap.dedent(
     """
-    import _testcapi, numpy as np, xlayout
+    import _testcapi, numpy as np, shutil, tempfile, xlayout
     s = xlayout.Shape("f32[3,5]{1,0:T(2,2)}")
     src = xlayout.Shape("f32[3,5]")
+    big = xlayout.Shape("f32[100000,300000]{1,0:T(1024,1024)}")
     data = np.arange(15, dtype=np.float32).view(np.uint8)
+    module = b"HloModule m\\n%a = f32[2]{0} parameter(0)\\n"
+    # A dump directory of two modules, as XLA names their files.
+    dump = tempfile.mkdtemp()
+    for i, name in enumerate(["m", "n"]):
+        with open(f"{dump}/module_000{i}.{name}.cpu_after_optimizations.txt", "wb") as f:
+            f.write(b"HloModule " + name.encode() + b"\\n%a = f32[2]{0} parameter(0)\\n")
     report = b"Ran out of memory in memory space hbm. Used 1.00G of 512.00M hbm.\\n  1. Size: 512B\\n     Shape: f32[]\\n"
     calls = {
         "explain": lambda: s.explain(),
         "str": lambda: str(s),
         "repr": lambda: repr(s),
         "svg": lambda: s._repr_svg_(),
-        "oom": lambda: xlayout._xlayout.oom_report(report),
-        "hlo": lambda: xlayout._xlayout.hlo_report(b"%a = f32[2]{0} parameter(0)\\n", 5, 0),
-        "page": lambda: xlayout._xlayout.hlo_html(b"%a = f32[2]{0} parameter(0)\\n", "m", 5, 0),
+        "oom": lambda: xlayout._xlayout.oom_report(report, "text"),
+        "hlo": lambda: xlayout._xlayout.hlo_report(module, "m", 5, 0),
+        "page": lambda: xlayout._xlayout.hlo_html(module, "m", 5, 0),
+        "dump": lambda: xlayout._xlayout.hlo_dump(dump, 5, 0),
+        "dump_page": lambda: xlayout._xlayout.hlo_dump_html(dump, 5, 0),
+        "module_files": lambda: xlayout._xlayout.module_files(dump),
+        "offset": lambda: s.offset((-1, 0)),
+        # Sizes past CPython's cached small ints, so that making each int allocates.
+        "dims": lambda: big.dims,
+        "tiles": lambda: big.tiles,
+        "index_of": lambda: big.index_of(1 << 30),
+        "byte_size": lambda: (big.byte_size, big.logical_bytes),
+        "offset_ok": lambda: big.offset((99999, 299999)),
+        "element_type": lambda: s.element_type,
+        "relayouts": lambda: xlayout._xlayout.relayouts_report(module, "m"),
+        "iec_bytes": lambda: xlayout._xlayout.iec_bytes(1 << 40),
         "error": lambda: xlayout.Shape("f32[3,5]{1,0:T(0,2)}"),
         "relayout": lambda: xlayout._xlayout.relayout(data, src, s, None),
         "overlap": lambda: xlayout._xlayout.relayout(data, src, src, data),
@@ -51,6 +71,7 @@ CHILD = textwrap.dedent(
                 _testcapi.remove_mem_hooks()
             outcomes.add(outcome)
         print(name, " ".join(sorted(outcomes)), flush=True)
+    shutil.rmtree(dump)
     """
 )
 
@@ -67,7 +88,11 @@ def test_each_failed_allocation_is_a_memory_error():
     # a failed allocation of its own among the first 60.
     want = {
         name: "MemoryError ok"
-        for name in ["explain", "str", "repr", "svg", "oom", "hlo", "page", "relayout"]
+        for name in [
+            "explain", "str", "repr", "svg", "oom", "hlo", "page", "dump", "dump_page", "module_files",
+            "relayout", "dims", "tiles", "index_of", "byte_size", "offset_ok", "element_type",
+            "relayouts", "iec_bytes",
+        ]
     }
-    want |= {"error": "Error MemoryError", "overlap": "Error MemoryError"}
+    want |= {"error": "Error MemoryError", "overlap": "Error MemoryError", "offset": "Error MemoryError"}
     assert got == want, done.stderr.decode()[-3000:]

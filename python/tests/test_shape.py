@@ -86,8 +86,16 @@ def test_offsets_and_indices_are_the_command_answers(command):
     with pytest.raises(xlayout.Error) as e:
         s.offset((3, 0))
     assert e.value.kind == "IndexOutOfBounds"
-    with pytest.raises(OverflowError):
+    # A negative index is outside the shape, as an index beyond it is: xlayout.Error and
+    # IndexError both, saying indices are non-negative (not PyO3's OverflowError).
+    with pytest.raises(xlayout.IndexOutOfBounds) as e:
         s.offset((-1, 0))
+    assert isinstance(e.value, xlayout.Error) and isinstance(e.value, IndexError)
+    assert (e.value.kind, str(e.value)) == (
+        "IndexOutOfBounds", "error: index [-1, 0]: entry 0 is -1; indices are non-negative"
+    )
+    with pytest.raises(IndexError):
+        s.offset((3, 0))
 
 
 @pytest.mark.parametrize(

@@ -23,13 +23,15 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from . import _xlayout
-from ._reports import HloReport, OomReport, Relayouts, hlo, oom, relayouts
-from ._xlayout import Error, Shape
+from . import _args, _xlayout
+from ._reports import HloModules, HloReport, OomReport, Relayouts, hlo, oom, relayouts
+from ._xlayout import Error, IndexOutOfBounds, Shape
 
 __all__ = [
     "Error",
+    "HloModules",
     "HloReport",
+    "IndexOutOfBounds",
     "OomReport",
     "Relayouts",
     "Shape",
@@ -44,10 +46,6 @@ __all__ = [
 ShapeLike = Union[Shape, str]
 
 
-def _shape(s: ShapeLike) -> Shape:
-    return s if isinstance(s, Shape) else Shape(s)
-
-
 def _little_endian(array: np.ndarray) -> np.ndarray:
     """``array`` with its values in XLA's byte order, little-endian: itself when they are in
     it (or have one byte), else a converted copy; never its bytes reinterpreted."""
@@ -55,14 +53,20 @@ def _little_endian(array: np.ndarray) -> np.ndarray:
     return array if array.dtype == little else array.astype(little)
 
 
-def _byte_view(data: Any) -> np.ndarray:
+def _byte_view(data: Any, function: str = "relayout") -> np.ndarray:
     """``data``'s bytes in XLA's byte order as a 1-D ``uint8`` array: without a copy, unless
     its values have more than one byte each in another order (big-endian numpy arrays, a
     ``memoryview`` of one), which are converted first."""
     if isinstance(data, np.ndarray):
         array = data
     else:
-        view = memoryview(data)
+        try:
+            view = memoryview(data)
+        except TypeError:
+            raise TypeError(
+                f"{function}: the data is a buffer (a numpy array, bytes, bytearray, "
+                f"memoryview), not {_args.type_name(data)}"
+            ) from None
         try:
             # Typed by the buffer's format, so that its byte order is known; no copy.
             array = np.asarray(view)
@@ -102,8 +106,25 @@ def relayout(
     >>> float(tiled.view(np.float32)[9])                      # padding
     0.0
     """
-    src, dst = _shape(src), _shape(dst)
-    return _xlayout.relayout(_byte_view(data), src, dst, out)
+    return _relayout(data, src, dst, out, "relayout")
+
+
+def _relayout(
+    data: Any, src: ShapeLike, dst: ShapeLike, out: Optional[np.ndarray], function: str
+) -> np.ndarray:
+    """``relayout`` for ``function`` (``relayout``, ``tile``, ``untile``), which its
+    messages name."""
+    src, dst = _args.shape(src, function, "src"), _args.shape(dst, function, "dst")
+    if out is not None and not (
+        isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.ndim == 1
+    ):
+        got = (
+            f"a {out.ndim}-D {out.dtype} array"
+            if isinstance(out, np.ndarray)
+            else _args.type_name(out)
+        )
+        raise TypeError(f"{function}: `out` is a 1-D uint8 numpy array, not {got}")
+    return _xlayout.relayout(_byte_view(data, function), src, dst, out)
 
 
 # numpy's names for XLA's element types (ml_dtypes' for the narrow floats and integers).
@@ -165,9 +186,17 @@ def tile(array: Any, layout: ShapeLike) -> np.ndarray:
     >>> xlayout.tile(x, "{1,0:T(2,2)}").view(np.float32)[16:20]
     array([12., 13.,  0.,  0.], dtype=float32)
     """
+    if not isinstance(layout, (Shape, str)):
+        raise TypeError(
+            "tile: `layout` is a layout (a str: '{1,0:T(8,128)}'), a shape's text or a "
+            f"Shape, not {_args.type_name(layout)}"
+        )
     # XLA's buffers are little-endian: values in another byte order are converted.
     array = _little_endian(np.asarray(array))
-    element_type = _xla_type(array.dtype)
+    try:
+        element_type = _xla_type(array.dtype)
+    except TypeError as e:
+        raise TypeError(f"tile: the array's {e}") from None
     dims = ",".join(str(d) for d in array.shape)
     # Axes major to minor, by stride: a permuted view of contiguous memory keeps its bytes.
     order = sorted(range(array.ndim), key=lambda a: -array.strides[a])
@@ -180,7 +209,34 @@ def tile(array: Any, layout: ShapeLike) -> np.ndarray:
     src = Shape(f"{element_type}[{dims}]{layout_of_src}")
     if isinstance(layout, str) and layout.lstrip().startswith("{"):
         layout = f"{element_type}[{dims}]{layout.strip()}"
-    return relayout(physical, src, layout)
+    dst = _args.shape(layout, "tile", "layout")
+    _same_array(array, element_type, dst)
+    return _relayout(physical, src, dst, None, "tile")
+
+
+def _same_array(array: np.ndarray, element_type: str, shape: Shape) -> None:
+    """Raises ``xlayout.Error`` when ``tile``'s ``array`` (of XLA's ``element_type``) is not
+    an array of ``shape``: its dtype and the layout's element type, or its shape and the
+    layout's dimensions, named."""
+    if shape.element_type is None:
+        return  # a tuple: the extension says it is not an array, with the rule's name
+    if shape.element_type != element_type:
+        try:
+            hint = f" to {_numpy_type(shape.element_type).name}"
+        except TypeError:
+            hint = ""
+        raise _args.error(
+            "ElementType",
+            f"tile: the array is {array.dtype} (XLA's {element_type}) and the layout's shape "
+            f"{shape} holds {shape.element_type}: convert the array{hint}, or give a layout "
+            f"of {element_type}",
+        )
+    if tuple(shape.dims) != tuple(array.shape):
+        raise _args.error(
+            "ShapeMismatch",
+            f"tile: the array's shape is {tuple(array.shape)} and the layout's shape {shape} "
+            f"has dimensions {tuple(shape.dims)}",
+        )
 
 
 def untile(buffer: Any, shape: ShapeLike) -> np.ndarray:
@@ -195,7 +251,7 @@ def untile(buffer: Any, shape: ShapeLike) -> np.ndarray:
     >>> bool((xlayout.untile(xlayout.tile(x, s), s) == x).all())
     True
     """
-    shape = _shape(shape)
+    shape = _args.shape(shape, "untile", "shape")
     dims = shape.dims  # an error for a tuple
     element_type = str(shape.element_type)
     # The buffer holds XLA's bytes, little-endian (numpy's native order on x86 and ARM).
@@ -203,7 +259,7 @@ def untile(buffer: Any, shape: ShapeLike) -> np.ndarray:
     # `?` (unbounded) has no index space: relayout says so, with the rule's name.
     sizes = ",".join("?" if d is None else str(d) for d in dims)
     row_major = Shape(f"{element_type}[{sizes}]")
-    return relayout(buffer, shape, row_major).view(dtype).reshape(dims)
+    return _relayout(buffer, shape, row_major, None, "untile").view(dtype).reshape(dims)
 
 
 __version__: str

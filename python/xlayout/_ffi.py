@@ -174,6 +174,10 @@ def load(path: "os.PathLike[str] | str") -> Library:
     """
     import jax
 
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"load: `path` is a library's path (a str or os.PathLike), not {type(path).__name__}"
+        )
     path = os.fspath(path)
     lib = ctypes.CDLL(path)
     entries = _manifests(lib, path)

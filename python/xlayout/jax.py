@@ -6,8 +6,19 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
 
+from . import _xlayout
 from ._ffi import Library, load
 from ._reports import HloReport, hlo
+
+
+def _size(n: int) -> str:
+    """``n`` bytes as the report beside the text prints them (``256.0KiB``)."""
+    return _xlayout.iec_bytes(n)
+
+
+def _total(n: int) -> str:
+    """A total: in the report's units, and exact."""
+    return f"{_size(n)} ({n} bytes)"
 
 # The fields of JAX's CompiledMemoryStats that describe device memory.
 _STATS = (
@@ -92,23 +103,24 @@ class Memory:
             exact = "" if r.allocation_exact else " (not every rule it needs is modelled)"
             lines.append(
                 "allocated by XLA:CPU's buffer assignment, predicted from the module: "
-                f"{r.argument_bytes} arguments + {r.output_bytes} outputs - {r.alias_bytes} "
-                f"aliased + {r.temp_bytes} temporaries = {allocated} bytes{exact}"
+                f"{_size(r.argument_bytes)} arguments + {_size(r.output_bytes)} outputs - "
+                f"{_size(r.alias_bytes)} aliased + {_size(r.temp_bytes)} temporaries = "
+                f"{_total(allocated)}{exact}"
             )
         s = self.memory_analysis
         if self.memory_analysis_bytes is not None:
             verdict = {True: "the same", False: "NOT the same", None: "nothing to compare"}
             lines.append(
                 "memory_analysis(): "
-                f"{s['argument_size_in_bytes']} + {s['output_size_in_bytes']} - "
-                f"{s.get('alias_size_in_bytes', 0)} + {s['temp_size_in_bytes']} = "
-                f"{self.memory_analysis_bytes} bytes: {verdict[self.agrees]}"
+                f"{_size(s['argument_size_in_bytes'])} + {_size(s['output_size_in_bytes'])} - "
+                f"{_size(s.get('alias_size_in_bytes', 0))} + {_size(s['temp_size_in_bytes'])} = "
+                f"{_total(self.memory_analysis_bytes)}: {verdict[self.agrees]}"
             )
         peak = self.live_range_peak_bytes
         if peak is not None:
             at = r.peak.get("live_range_peak_instruction")
             lines.append(
-                f"XLA's live-range peak (HloLiveRange): {peak} bytes at step "
+                f"XLA's live-range peak (HloLiveRange): {_total(peak)} at step "
                 f"{self.live_range_peak_step} ({at}), which counts each value while it is live: "
                 "values that share memory (a loop's carried buffers, in-place updates) each "
                 "count, and temporaries packed at the same offsets count apart, so it is not "
@@ -116,7 +128,7 @@ class Memory:
             )
         if "peak_memory_in_bytes" in s:
             lines.append(
-                f"memory_analysis' peak_memory_in_bytes: {s['peak_memory_in_bytes']} bytes "
+                f"memory_analysis' peak_memory_in_bytes: {_total(s['peak_memory_in_bytes'])} "
                 "(PJRT's figure, from the buffer assignment's heap-simulator traces; xlayout "
                 "does not recompute it)"
             )

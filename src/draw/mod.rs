@@ -31,7 +31,7 @@ mod svg;
 mod window;
 
 #[cfg(feature = "hlo")]
-pub use html::{report_html, HtmlOptions, HtmlPage, PAGE_MAPS};
+pub use html::{oom_html, report_html, HtmlOptions, HtmlPage, OOM_ROWS, PAGE_MAPS};
 pub use map::{map_svg, MapOptions, DEFAULT_CELLS, DEFAULT_ROWS};
 pub use svg::escape;
 pub use window::{Window, MAX_CELLS, MAX_MEMORY_ROW};

@@ -79,3 +79,20 @@ impl<'a, 't> ReportWithPeak<'a, 't> {
         }
     }
 }
+
+impl ReportWithPeak<'_, '_> {
+    /// What orders a dump's modules largest first: what XLA:CPU allocates for the module
+    /// (`allocated_bytes`) when it is scheduled, the sum of every buffer it owns when not.
+    ///
+    /// ```
+    /// use xlayout::hlo::{Analysis, Module, Peak, Report, ReportOptions, ReportWithPeak};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\n\nENTRY %e {\n  %p = f32[10]{0} parameter(0)\n  ROOT %n = f32[10]{0} negate(%p)\n}\n");
+    /// let a = Analysis::new(&m);
+    /// let r = Report::new(&a, ReportOptions::default());
+    /// assert_eq!(ReportWithPeak::new(&r, Some(&Peak::new(&a))).size_bytes(), 80); // allocated
+    /// assert_eq!(ReportWithPeak::new(&r, None).size_bytes(), 80); // owned: the two buffers
+    /// ```
+    pub fn size_bytes(&self) -> u64 {
+        self.allocated_bytes.unwrap_or(self.report.totals.owned.sizes.array_bytes)
+    }
+}

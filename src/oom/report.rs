@@ -20,6 +20,7 @@ use crate::hlo::{decode, quote, Percent, Sizes, MODULE_CANDIDATE_BUDGET};
 /// ```
 /// use xlayout::oom::{Kind, OomReport};
 /// assert_eq!(OomReport::parse("BufferAssignment OOM Debugging.\n").kind, Kind::Gpu);
+/// assert_eq!(OomReport::parse("Out of memory allocating 64 bytes.\n").kind, Kind::Cpu);
 /// assert_eq!(OomReport::parse("").kind, Kind::Unknown);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -30,6 +31,10 @@ pub enum Kind {
     Tpu,
     /// XLA:GPU's `BufferAssignment OOM Debugging.` with `Peak buffers`.
     Gpu,
+    /// XLA:CPU's runtime, failing to allocate a buffer (`RESOURCE_EXHAUSTED: Out of memory
+    /// allocating 549755813888 bytes.`, PJRT's `MaybeOwningCpuMemory::Allocate`): no
+    /// entries, the size asked for in [`OomReport::allocating`].
+    Cpu,
     /// The TPU runtime's failure to reserve or allocate device memory when the program
     /// runs (`Attempting to reserve 10.51G at the bottom of memory. That was not possible.
     /// There are 8.97G free, ...`): no entries, the figures in [`OomReport::runtime`].
@@ -37,6 +42,24 @@ pub enum Kind {
     /// Neither header was found (entries alone, pasted).
     #[default]
     Unknown,
+}
+
+impl Kind {
+    /// What wrote the report, in words, as the command's table and the HTML view title it.
+    ///
+    /// ```
+    /// use xlayout::oom::Kind;
+    /// assert_eq!(Kind::Cpu.what(), "XLA:CPU out of memory");
+    /// ```
+    pub fn what(self) -> &'static str {
+        match self {
+            Kind::Tpu => "TPU out-of-memory report",
+            Kind::Gpu => "XLA:GPU buffer assignment report",
+            Kind::Cpu => "XLA:CPU out of memory",
+            Kind::Runtime => "TPU runtime out of memory",
+            Kind::Unknown => "report",
+        }
+    }
 }
 
 /// The listed entries added up.
@@ -95,7 +118,14 @@ pub struct OomReport {
     pub capacity: Option<Printed>,
     /// `Exceeded hbm capacity by 20.67G`.
     pub exceeded: Option<Printed>,
-    /// XLA:GPU's `Out of memory while trying to allocate N bytes`.
+    /// The size a failed allocation asked for: XLA:GPU's `Out of memory while trying to
+    /// allocate N bytes`, XLA:CPU's `Out of memory allocating N bytes.`
+    ///
+    /// ```
+    /// let r = xlayout::oom::OomReport::parse("jaxlib._jax.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 549755813888 bytes.\n");
+    /// assert_eq!((r.kind, r.missing()), (xlayout::oom::Kind::Cpu, None));
+    /// assert_eq!(r.allocating.unwrap().bytes, Some(512 << 30));
+    /// ```
     pub allocating: Option<Printed>,
     /// The TPU runtime's `Attempting to reserve ...` or `Attempting to allocate ...`.
     pub runtime: Option<Runtime>,
@@ -220,11 +250,18 @@ impl OomReport {
                 }
                 continue;
             }
-            if let Some(at) = needles.out_of_memory.find(t.as_bytes()) {
-                let rest = &t[at + needles.out_of_memory.needle().len()..];
+            let allocating = [(&needles.out_of_memory, Kind::Gpu), (&needles.cpu, Kind::Cpu)]
+                .into_iter()
+                .find_map(|(n, kind)| n.find(t.as_bytes()).map(|at| (at + n.needle().len(), kind)));
+            if let Some((at, kind)) = allocating {
+                let rest = &t[at..];
                 let size = rest.split(" bytes").next().unwrap_or(rest);
                 r.allocating = Some(Printed::new(size));
-                r.kind = Kind::Gpu;
+                // XLA:CPU's line says all there is; XLA:GPU's opens a report whose kind the
+                // header sets.
+                if kind == Kind::Gpu || r.kind == Kind::Unknown {
+                    r.kind = kind;
+                }
                 continue;
             }
             if t.starts_with("BufferAssignment OOM Debugging") {
@@ -439,6 +476,26 @@ impl OomReport {
         self.totals = t;
     }
 
+    /// Whether the text holds anything of a report: a header, an entry, the runtime's or a
+    /// failed allocation's message, or a line the reader tried and could not read. Text
+    /// without any (`hello`) is no report, which the command answers with exit status 1 and
+    /// the Python package with an exception.
+    ///
+    /// ```
+    /// use xlayout::oom::OomReport;
+    /// assert!(!OomReport::parse("hello\n").found());
+    /// assert!(OomReport::parse("Ran out of memory in memory space hbm.\n").found()); // a header
+    /// assert!(OomReport::parse("Out of memory allocating 64 bytes.\n").found());
+    /// ```
+    pub fn found(&self) -> bool {
+        self.kind != Kind::Unknown
+            || !self.entries.is_empty()
+            || !self.sizeless.is_empty()
+            || !self.problems.is_empty()
+            || self.runtime.is_some()
+            || self.allocating.is_some()
+    }
+
     /// Why the text holds no report to explain, if it does not: no report's words at all,
     /// or a report's header with no entry under it (which is what lines look like when a
     /// prefix the reader does not recognise hides where each line starts).
@@ -455,7 +512,7 @@ impl OomReport {
         if listed || self.runtime.is_some() || self.allocating.is_some() {
             return None;
         }
-        if self.kind == Kind::Unknown && self.problems.is_empty() {
+        if !self.found() {
             return Some("no out-of-memory report found");
         }
         if self.problems.is_empty() {
@@ -582,6 +639,7 @@ struct Needles {
     reserve: Finder<'static>,
     allocate: Finder<'static>,
     out_of_memory: Finder<'static>,
+    cpu: Finder<'static>,
     size: Finder<'static>,
 }
 
@@ -592,6 +650,9 @@ impl Needles {
             reserve: Finder::new("Attempting to reserve "),
             allocate: Finder::new("Attempting to allocate "),
             out_of_memory: Finder::new("Out of memory while trying to allocate "),
+            // XLA:CPU (xla/pjrt/cpu/tracked_tfrt_cpu_device_buffer.h):
+            // `ResourceExhausted("Out of memory allocating %d bytes.", size)`.
+            cpu: Finder::new("Out of memory allocating "),
             size: Finder::new(". Size:"),
         }
     }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use xlayout::hlo::{clip, decode, Diagnostic, InstrId, Module, REPORT_VERSION};
 use xlayout::oom::{
-    join, join_problems, Entry, EntryRow, Joined, Kind, Named, OomReport, Printed, SHAPE_CHARS,
+    join, join_problems, Entry, EntryRow, Joined, Named, OomReport, Printed, SHAPE_CHARS,
 };
 
 use super::args::{Oom, Units};
@@ -172,12 +172,7 @@ impl Oom {
         let unit = self.bytes.unwrap_or(if r.iec() { Units::Iec } else { Units::Oom });
         let b = |n: u64| human(unit, n);
         let mut s = String::new();
-        let what = match r.kind {
-            Kind::Tpu => "TPU out-of-memory report",
-            Kind::Gpu => "XLA:GPU buffer assignment report",
-            Kind::Runtime => "TPU runtime out of memory",
-            Kind::Unknown => "report",
-        };
+        let what = r.kind.what();
         let _ = write!(s, "{name}: {what}");
         if let Some(c) = &r.error_code {
             let _ = write!(s, " ({c})");
@@ -256,26 +251,9 @@ impl Oom {
         if r.entries.is_empty() {
             return Ok(s + &sizeless);
         }
-        let at_least = if t.saturated { ">=" } else { "" };
-        let _ = writeln!(
-            s,
-            "{} {} ({} with a readable shape, {} agreeing with it): {at_least}{} listed, \
-             {at_least}{} of data, {}{}",
-            t.entries,
-            if t.entries == 1 { "entry" } else { "entries" },
-            t.recomputed,
-            t.agreeing,
-            b(t.sizes.array_bytes),
-            b(t.sizes.logical_bytes),
-            match t.saturated {
-                true => String::from("padding not known"),
-                false => format!("{} padding", b(t.sizes.padding_bytes())),
-            },
-            t.padding_percent.as_ref().map_or_else(String::new, |p| format!(" ({p}% of it)"))
-        );
-        if let Some((padding, over)) = r.padding_against_overage() {
-            let more = if padding >= over { ": the padding is more than the overage" } else { "" };
-            let _ = writeln!(s, "{} of padding; the program is {} over{more}", b(padding), b(over));
+        let _ = writeln!(s, "{}", t.sentence(b));
+        if let Some(overage) = r.overage_sentence(b) {
+            let _ = writeln!(s, "{overage}");
         }
         if t.saturated {
             let _ = writeln!(

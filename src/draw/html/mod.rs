@@ -12,18 +12,22 @@
 
 mod cells;
 mod maps;
+mod oom;
+mod page;
 mod peak;
 mod relayouts;
 
 use std::fmt::Write;
 
+pub use self::oom::{oom_html, OOM_ROWS};
+
 use self::cells::{bytes_cell, percent};
 use self::maps::Maps;
 use self::peak::{listed, peak_section};
 use self::relayouts::relayouts_section;
-use super::svg::{escape, DEFS, STYLE};
+use super::svg::escape;
 use crate::hlo::units::iec_bytes;
-use crate::hlo::{shown, InstrId, Peak, PeakOptions, Report, Sizes};
+use crate::hlo::{shown, InstrId, Peak, PeakOptions, Report, ReportWithPeak, Sizes};
 
 /// What [`report_html`] shows.
 ///
@@ -99,7 +103,8 @@ pub fn report_html(report: &Report<'_, '_>, options: &HtmlOptions) -> String {
 
 /// A page of the reports of several modules (a dump directory), one section each, with a
 /// list of them at the top; built one module at a time, so only one module's text and
-/// analysis need be in memory at once.
+/// analysis need be in memory at once. [`HtmlPage::finish`] makes it a page of its own,
+/// [`HtmlPage::fragment`] the HTML to put in another page (a notebook's output).
 ///
 /// ```
 /// use xlayout::draw::{HtmlOptions, HtmlPage};
@@ -117,10 +122,26 @@ pub fn report_html(report: &Report<'_, '_>, options: &HtmlOptions) -> String {
 /// ```
 #[derive(Debug, Default)]
 pub struct HtmlPage {
-    /// Each module's name and section.
-    sections: Vec<(String, String)>,
+    /// Each module's section, in the order added.
+    sections: Vec<Section>,
     /// Maps drawn so far, against [`PAGE_MAPS`].
     maps: usize,
+    /// What every id of the page starts with.
+    ids: String,
+    /// Whether the modules are shown largest first, all but the largest folded.
+    largest_first: bool,
+}
+
+/// One module's part of a page.
+#[derive(Debug)]
+struct Section {
+    name: String,
+    html: String,
+    /// What orders modules largest first ([`ReportWithPeak::size_bytes`]), and it in words.
+    bytes: u64,
+    size: String,
+    /// The id of the section's element.
+    anchor: String,
 }
 
 /// Maps drawn on one page at most, whatever the number of modules: each map is up to a few
@@ -128,6 +149,47 @@ pub struct HtmlPage {
 pub const PAGE_MAPS: usize = 32;
 
 impl HtmlPage {
+    /// Every id of the page starts with `prefix` (its letters, digits, `-` and `_`): pages
+    /// put in one document (a notebook's outputs) keep their links to their own elements.
+    ///
+    /// ```
+    /// use xlayout::draw::HtmlPage;
+    /// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
+    /// let m = Module::parse("HloModule m\n%p = f32[10]{0:T(128)} parameter(0)\n");
+    /// let a = Analysis::new(&m);
+    /// let mut page = HtmlPage::default().with_id_prefix("r7-");
+    /// page.add(&Report::new(&a, ReportOptions::default()), &Default::default());
+    /// assert!(page.fragment().contains(r##"<a href="#r7-map-0">f32[10]{0:T(128)}</a>"##));
+    /// ```
+    pub fn with_id_prefix(mut self, prefix: &str) -> HtmlPage {
+        let ok = |c: &char| c.is_ascii_alphanumeric() || *c == '-' || *c == '_';
+        self.ids = prefix.chars().filter(ok).collect();
+        self
+    }
+
+    /// Shows the modules largest first ([`ReportWithPeak::size_bytes`]: what XLA:CPU
+    /// allocates for each, the memory it owns when it is not scheduled), the largest open
+    /// and the others folded under their name and size: the page of a JAX program's dump
+    /// directory, whose helper modules (`jit__threefry_seed`, `jit_broadcast_in_dim`) are
+    /// many and small.
+    ///
+    /// ```
+    /// use xlayout::draw::HtmlPage;
+    /// use xlayout::hlo::{Analysis, Module, Report, ReportOptions};
+    /// let mut page = HtmlPage::default().largest_first();
+    /// for text in ["HloModule small\n%p = f32[1]{0} parameter(0)\n", "HloModule large\n%p = f32[1000]{0} parameter(0)\n"] {
+    ///     let m = Module::parse(text);
+    ///     page.add(&Report::new(&Analysis::new(&m), ReportOptions::default()), &Default::default());
+    /// }
+    /// let html = page.fragment();
+    /// let (large, small) = (html.find("<details class=\"module\" id=\"m1-fold\" open=\"open\">"), html.find("<details class=\"module\" id=\"fold\">"));
+    /// assert!(large.unwrap() < small.unwrap());
+    /// ```
+    pub fn largest_first(mut self) -> HtmlPage {
+        self.largest_first = true;
+        self
+    }
+
     /// Adds the section of one module's report, with its peak when the module is scheduled
     /// (computed here; [`HtmlPage::add_with_peak`] takes one already computed).
     pub fn add(&mut self, report: &Report<'_, '_>, options: &HtmlOptions) {
@@ -157,7 +219,7 @@ impl HtmlPage {
     ) {
         // Ids of the first module are plain (`map-0`), the others' prefixed (`m1-map-0`).
         let k = self.sections.len();
-        let p = if k == 0 { String::new() } else { format!("m{k}-") };
+        let p = if k == 0 { self.ids.clone() } else { format!("{}m{k}-", self.ids) };
         let m = report.analysis.module;
         let name = m.name.unwrap_or("(unnamed module)").to_string();
         let mut out = String::with_capacity(1 << 16);
@@ -226,48 +288,15 @@ impl HtmlPage {
             );
         }
         out.push_str("</section>");
-        self.sections.push((name, out));
-    }
-
-    /// The page.
-    pub fn finish(self) -> String {
-        let title = match &self.sections[..] {
-            [(name, _)] => name.clone(),
-            all => format!("{} modules", all.len()),
+        let headline = ReportWithPeak::new(report, peak);
+        let bytes = headline.size_bytes();
+        let size = match headline.allocated_bytes {
+            Some(_) => format!("{} allocated", iec_bytes(bytes)),
+            None => format!("not scheduled, owns {}", iec_bytes(bytes)),
         };
-        let mut out =
-            String::with_capacity(self.sections.iter().map(|s| s.1.len()).sum::<usize>() + 8192);
-        let _ = write!(
-            out,
-            "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>\
-             <meta charset=\"utf-8\"/><title>xlayout: {}</title><style>{PAGE_STYLE}{STYLE}</style>\
-             </head><body>",
-            escape(&title)
-        );
-        // The maps' hatch pattern, once for the page.
-        let _ = write!(
-            out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"0\" height=\"0\" class=\"defs\">{DEFS}</svg>"
-        );
-        if self.sections.len() != 1 {
-            let _ = write!(out, "<nav><h1>{} modules</h1><ol>", self.sections.len());
-            for (k, (name, _)) in self.sections.iter().enumerate() {
-                let p = if k == 0 { String::new() } else { format!("m{k}-") };
-                let _ = write!(out, "<li><a href=\"#{p}module\">{}</a></li>", escape(name));
-            }
-            out.push_str("</ol></nav>");
-        }
-        for (_, section) in &self.sections {
-            out.push_str(section);
-        }
-        let _ = write!(
-            out,
-            "<p class=\"about\">Made by xlayout {}. Sizes are XLA's ShapeUtil::ArraySize; data is \
-             the elements at their natural width; padding is the difference.</p>\
-             <script>//<![CDATA[\n{SCRIPT}\n//]]></script></body></html>\n",
-            env!("CARGO_PKG_VERSION")
-        );
-        out
+        // A folded section is found by its `<details>`.
+        let anchor = if self.largest_first { format!("{p}fold") } else { format!("{p}module") };
+        self.sections.push(Section { name, html: out, bytes, size, anchor });
     }
 }
 
@@ -458,7 +487,7 @@ fn instruction_table(
         let s = a.buffers[i].owned;
         let _ = write!(
             out,
-            "<tr><td class=\"num\" data-value=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"shape\">",
+            "<tr><td class=\"num\" data-value=\"{}\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"shape\">",
             rank + 1,
             rank + 1,
             escape(row.instruction),
@@ -480,8 +509,8 @@ fn instruction_table(
             if s.logical_bytes == 0 { 0.0 } else { s.array_bytes as f64 / s.logical_bytes as f64 };
         let _ = write!(
             out,
-            "<td class=\"num\" data-value=\"{ratio}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td class=\"num\" data-value=\"{}\">{}</td></tr>",
+            "<td class=\"num\" data-value=\"{ratio}\">{}</td><td class=\"wrap\">{}</td><td class=\"wrap\">{}</td>\
+             <td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td class=\"num\" data-value=\"{}\">{}</td></tr>",
             s.expansion().map_or(String::from("-"), |e| format!("{e}x")),
             escape(&row.causes.join("; ")),
             escape(&match (&row.best_layout, row.best_bytes) {
@@ -537,71 +566,3 @@ fn diagnostics(out: &mut String, report: &Report<'_, '_>, most: usize, p: &str) 
         let _ = write!(out, "<p>... and {} more.</p>", all.len() - most);
     }
 }
-
-/// The page's own style sheet (the maps bring theirs, scoped to them). No `<` or `&`: the
-/// page is XML too.
-const PAGE_STYLE: &str = "\
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}\
-h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}h3{font-size:1em}\
-.about{color:#555}\
-table{border-collapse:collapse;margin:0.5em 0;font-size:0.85em}\
-th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}\
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
-td.shape{font-family:monospace;white-space:nowrap}\
-table.sortable thead th{cursor:pointer;background:#f2f2f2;user-select:none}\
-table.sortable thead th[aria-sort=ascending]::after{content:' \\25B2'}\
-table.sortable thead th[aria-sort=descending]::after{content:' \\25BC'}\
-table.totals th{background:#f2f2f2}\
-svg.defs{position:absolute}\
-svg.bars rect.data{fill:#4e79a7}svg.bars rect.padding{fill:#e15759}\
-svg.bars text{fill:#111}svg.bars .note{fill:#555}\
-p.peak{font-size:1.1em}p.peak b{font-size:1.2em}\
-svg.timeline,svg.lifetimes{max-width:100%;height:auto;display:block}\
-svg.timeline rect.data,svg.lifetimes rect.data{fill:#4e79a7}\
-svg.timeline rect.padding,svg.lifetimes rect.padding{fill:#e15759}\
-svg.timeline g.step:hover rect,svg.lifetimes a:hover rect{fill-opacity:0.7}\
-svg.timeline .peak-line,svg.lifetimes .peak-line{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}\
-svg.timeline .axis{stroke:#888}svg.timeline text,svg.lifetimes text{fill:#111}\
-svg.lifetimes rect.padded{stroke:#e15759;stroke-width:2}\
-svg.timeline rect.arguments,svg.lifetimes rect.arguments{fill:#bab0ac}\
-svg.timeline rect.outputs,svg.lifetimes rect.outputs{fill:#59a14f}\
-svg.lifetimes rect.value{fill:#9cb3d1}p.allocated{font-size:1.1em}p.allocated b{font-size:1.2em}\
-table.split td.share{color:#555}\
-section.map .xlayout-map{max-width:none}\
-section.map,div.wide{margin:1em 0;overflow-x:auto}";
-
-/// Sorting: a click on a header of a `sortable` table orders its body rows by that column
-/// (numbers by their `data-value`, text by its content), descending first for numbers;
-/// a second click reverses. No `<` or `&` and no `]]>`: it sits in a CDATA section.
-const SCRIPT: &str = r#"(function () {
-  function key(cell, numeric) {
-    if (!cell) { return numeric ? -Infinity : ''; }
-    if (numeric) {
-      var v = cell.getAttribute('data-value');
-      return v === null ? -Infinity : Number(v);
-    }
-    return cell.textContent;
-  }
-  function compare(x, y) { return x > y ? 1 : (y > x ? -1 : 0); }
-  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), function (table) {
-    var heads = table.querySelectorAll('thead th');
-    Array.prototype.forEach.call(heads, function (th, col) {
-      th.setAttribute('title', 'sort by this column');
-      th.addEventListener('click', function () {
-        var numeric = th.getAttribute('data-sort') === 'num';
-        var now = th.getAttribute('aria-sort');
-        var descending = now ? now === 'ascending' : numeric;
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var c = compare(key(a.cells[col], numeric), key(b.cells[col], numeric));
-          return descending ? -c : c;
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
-        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
-        th.setAttribute('aria-sort', descending ? 'descending' : 'ascending');
-      });
-    });
-    table.setAttribute('data-sortable', 'ready');
-  });
-})();"#;

@@ -51,9 +51,9 @@ pub(super) fn relayouts_section(out: &mut String, m: &Module<'_>, p: &str) {
         let fused = if row.fused { " (fused)" } else { "" };
         let _ = write!(
             out,
-            "<tr class=\"relayout\" data-bitcast=\"{free}\">{}<td>{free}</td><td>{}{fused}</td>\
-             <td>{}</td><td>{}</td><td class=\"shape\">{}</td><td class=\"shape\">{}</td>\
-             <td class=\"shape\">{}</td><td>{}</td><td class=\"num\" data-value=\"{}\">{}</td></tr>",
+            "<tr class=\"relayout\" data-bitcast=\"{free}\">{}<td>{free}</td><td class=\"name\">{}{fused}</td>\
+             <td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"shape\">{}</td><td class=\"shape\">{}</td>\
+             <td class=\"shape\">{}</td><td class=\"wrap\">{}</td><td class=\"num\" data-value=\"{}\">{}</td></tr>",
             bytes_cell(row.moved_bytes),
             escape(row.instruction),
             escape(row.opcode),

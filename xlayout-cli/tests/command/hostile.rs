@@ -205,12 +205,17 @@ fn a_shared_name_is_written_once() {
     runs.push((vec!["hlo", "--html", "-", "-"], &module));
     runs.push((vec!["peak", "--top", "1000", "--html", "-", "-"], &module));
     for (args, inputs) in runs {
+        // A page's rows carry their markup (each cell classed, so that a notebook's
+        // stylesheet aligns it), and `peak --top 1000` lists every value twice (the report's
+        // table and the live values'): 10.5 times the small module's text, 8.8 times the
+        // large one's, names cut. Every other format stays under 10 times.
+        let times = if args.contains(&"--html") { 12 } else { 10 };
         let [small, large] = inputs.clone().map(|input| {
             let run = crate::support::xlayout(&args, &input);
             assert_eq!(run.status, 0, "{args:?}: {}", run.stderr);
             assert!(run.stderr.is_empty(), "{args:?}: {}", run.stderr);
             assert!(
-                run.stdout.len() < 10 * input.len(),
+                run.stdout.len() < times * input.len(),
                 "{args:?}: {} for {}",
                 run.stdout.len(),
                 input.len()

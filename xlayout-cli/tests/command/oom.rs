@@ -527,3 +527,21 @@ fn bytes_that_are_not_utf8_are_said_with_their_line() {
     // The entry is read as before.
     assert_eq!(json["reports"][0]["entries"][0]["size_bytes"], 4u64 << 30);
 }
+
+/// XLA:CPU's one line (`RESOURCE_EXHAUSTED: Out of memory allocating N bytes.`, what JAX
+/// raises on CPU, tests/data/oom/cpu_out_of_memory.txt) is read: the size it asked for,
+/// exact and in the table's units; no entries, exit status 0.
+#[test]
+fn xla_cpu_out_of_memory_is_read() {
+    let file = "tests/data/oom/cpu_out_of_memory.txt";
+    let r = xlayout(&["oom", "--format", "table", file], b"");
+    assert_eq!((r.status, r.stderr.as_str()), (0, ""));
+    assert_eq!(
+        r.stdout,
+        format!("{file}: XLA:CPU out of memory: failed to allocate 549755813888 bytes (512.00G)\n")
+    );
+    let r = xlayout(&["oom", "--format", "json", file], b"");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["reports"][0]["kind"], "cpu");
+    assert_eq!(v["reports"][0]["allocating"]["bytes"], 549_755_813_888u64);
+}
