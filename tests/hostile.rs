@@ -238,6 +238,46 @@ fn a_tuple_of_equal_elements_is_read_in_less_than_twice_its_text() {
     }
 }
 
+/// A tuple whose expansion is past the module's budget of shape-index entries (the deep
+/// tuples at 8N bytes: 3,943 elements, each 64 subshapes deep, 8.2 million entries against
+/// 4.19 million) is refused at its line before it is parsed, in work and memory linear in
+/// its text, and the analyses have nothing to expand; at 4N (1,972 elements, 4.1 million
+/// entries) it is read and analysed whole
+/// (`every_class_of_hostile_module_costs_work_linear_in_its_size`). Without the budget the
+/// analyses expanded the 252,000 subshapes and copied their indices (up to 64 entries each)
+/// several times: here 1.23 GB allocated, 351 MB at the peak (and 13.7 GB, 52 s for
+/// `xlayout hlo` on 20 MB, release build).
+#[test]
+fn a_tuple_past_the_budget_of_shape_index_entries_is_refused_at_its_line() {
+    let _one = one_at_a_time();
+    let bytes = hostile_inputs::generate(Class::DeepTuples, 8 * N);
+    let elements = bytes.windows(4).filter(|w| w == b"f32[").count() as u64;
+    let entries = elements * (64 * 65 / 2);
+    assert!(entries > xlayout::hlo::MODULE_SHAPE_INDEX_BUDGET, "{entries}");
+    let (r, w) = work(|| read(&bytes));
+    eprintln!("deep tuples at {} bytes: {w:?}", bytes.len());
+    assert_eq!(r.instructions, 1);
+    assert_eq!(r.problems, [(DiagnosticKind::InvalidShape, 4, 1)]);
+    // The parameter's one allocation, of no known size.
+    assert_eq!((r.allocations, r.argument_bytes), (1, 0));
+    let (text, _) = decode(&bytes);
+    let m = Module::parse(&text);
+    let subshapes = 1 + 64 * elements;
+    assert_eq!(
+        m.diagnostics[0].message,
+        format!(
+            "the result shape has {subshapes} subshapes with {entries} shape-index entries (0 \
+             in the module before it); the analyses take at most 4194304 entries a module: \
+             not read"
+        )
+    );
+    assert_eq!(m.instructions.iter().map(|i| i.shape).collect::<Vec<_>>(), [None]);
+    // The module of one instruction, and no expansion (the text is UTF-8: borrowed).
+    assert!(w.peak < 64 << 10, "{w:?} for {} bytes", bytes.len());
+    assert!(w.allocated < 64 << 10, "{w:?} for {} bytes", bytes.len());
+    assert!(w.steps < 4 * bytes.len() as u64, "{w:?} for {} bytes", bytes.len());
+}
+
 /// Drawing any array shape (the fuzz target `draw`'s: sizes of 0 under tiles of 2^31 to
 /// 2^63-1, `*` merges, sub-byte types, `L(n)`, windows and origins at the ends of `usize`;
 /// the map of the HTML report too) takes memory for what is drawn, never for what the shape's

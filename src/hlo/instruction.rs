@@ -12,7 +12,7 @@ use super::id::{CompId, InstrId, ShapeId};
 use super::lex::{is_name_byte, keyword, split_name};
 use super::metadata::Metadata;
 use super::opcode::Opcode;
-use super::walk::{for_each_top_level, matching_close, walk, Event, BRACKETS_AND_BLANKS};
+use super::walk::{for_each_top_level, matching_close, walk, Event, BRACKETS_BLANKS_AND_COMMAS};
 
 /// The part before the result shape.
 pub(crate) struct Head<'t> {
@@ -25,6 +25,29 @@ pub(crate) struct Head<'t> {
     /// How deep its tuples (and `b(...)` buffers) nest, as the shape parser counts them:
     /// `(` outside the `[...]` of dimensions and the `{...}` of a layout.
     pub nesting: usize,
+    /// The subshapes the analyses expand the shape into (each one a buffer in XLA: a
+    /// tuple's is its index table) and their shape indices' entries (a subshape at tuple
+    /// depth `d` has `d`), counted from the text as [`Head::nesting`] is: the shape and
+    /// each element of each tuple (an element per `,` in the tuple, and one more unless
+    /// the tuple is `()`). Saturating.
+    pub expanse: Expanse,
+}
+
+/// What the analyses expand a shape into: see [`Head::expanse`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Expanse {
+    /// Subshapes: the shape itself, and every element of every tuple in it.
+    pub subshapes: u64,
+    /// Shape-index entries of all the subshapes (the tuple depth of each, summed).
+    pub entries: u64,
+}
+
+impl Expanse {
+    /// One more subshape, at tuple depth `depth`.
+    fn add(&mut self, depth: usize) {
+        self.subshapes = self.subshapes.saturating_add(1);
+        self.entries = self.entries.saturating_add(depth as u64);
+    }
 }
 
 /// Reads `[ROOT] name =` and finds the extent of the shape text.
@@ -36,7 +59,11 @@ pub(crate) fn head(text: &str) -> Option<Head<'_>> {
     let shape_at = text.len() - value.len();
     // Open tuple brackets, and open brackets of other kinds (and `(` inside them).
     let (mut tuples, mut other, mut nesting) = (0usize, 0usize, 0usize);
-    let len = walk(value, &BRACKETS_AND_BLANKS, |_, e, depth| {
+    let mut expanse = Expanse { subshapes: 1, entries: 0 };
+    // Where the innermost tuple opened last opens: a `)` with only blanks after it closes
+    // `()`, which has no element.
+    let mut opened = 0;
+    let len = walk(value, &BRACKETS_BLANKS_AND_COMMAS, |at, e, depth| {
         match e {
             Event::Byte(b) if depth == 0 && b.is_ascii_whitespace() => {
                 return ControlFlow::Break(())
@@ -44,9 +71,20 @@ pub(crate) fn head(text: &str) -> Option<Head<'_>> {
             Event::Byte(b'(') if other == 0 => {
                 tuples += 1;
                 nesting = nesting.max(tuples);
+                // Its first element.
+                expanse.add(tuples);
+                opened = at;
             }
+            Event::Byte(b',') if other == 0 && tuples > 0 => expanse.add(tuples),
             Event::Byte(b'(' | b'[' | b'{') => other += 1,
-            Event::Byte(b')') if other == 0 => tuples = tuples.saturating_sub(1),
+            Event::Byte(b')') if other == 0 => {
+                if tuples > 0 && value[opened + 1..at].trim().is_empty() {
+                    // `()`: no first element after all.
+                    expanse.subshapes -= 1;
+                    expanse.entries -= tuples as u64;
+                }
+                tuples = tuples.saturating_sub(1);
+            }
             Event::Byte(b')' | b']' | b'}') => other = other.saturating_sub(1),
             _ => {}
         }
@@ -54,7 +92,7 @@ pub(crate) fn head(text: &str) -> Option<Head<'_>> {
     })
     .unwrap_or(value.len());
     let shape_text = &value[..len];
-    Some(Head { is_root: keyword == Some("ROOT"), name, shape_at, shape_text, nesting })
+    Some(Head { is_root: keyword == Some("ROOT"), name, shape_at, shape_text, nesting, expanse })
 }
 
 /// One instruction: what the dump says about it, with its result shape read and checked,
@@ -331,6 +369,27 @@ mod tests {
         assert_eq!((h.name, h.shape_text, h.shape_at), ("x", "f32[]constant(1)", 2));
         assert!(head("= f32[]").is_none());
         assert!(head("x f32[]").is_none());
+    }
+
+    #[test]
+    fn head_counts_the_subshapes_and_index_entries() {
+        let expanse = |text: &str| {
+            let h = head(text).unwrap();
+            (h.expanse.subshapes, h.expanse.entries)
+        };
+        // Indices {}, {0}, {1}, {1,0}, {1,1}, {2}: 6 subshapes, 0+1+1+2+2+1 entries; the
+        // commas of dimensions, layouts and comments, and the `(` of a tile, are none.
+        let text = "%t = (f32[2,3]{1,0}, /*index=1,2*/ (s4[64]{0:E(4)}, token[]), \
+                    f32[10,2]{1,0:T(8,128)}) parameter(0)";
+        assert_eq!(expanse(text), (6, 7));
+        assert_eq!(expanse("%a = f32[2]{0} parameter(0)"), (1, 0));
+        // `()` has no element, `(())` one.
+        assert_eq!(expanse("%a = () tuple()"), (1, 0));
+        assert_eq!(expanse("%a = (( ), (f32[])) tuple()"), (4, 4));
+        // 63 levels inside the outer tuple, twice: depths 1..=64 each.
+        let element = format!("{}f32[]{}", "(".repeat(63), ")".repeat(63));
+        let text = format!("%t = ({element}, {element}) parameter(0)");
+        assert_eq!(expanse(&text), (1 + 2 * 64, 2 * (64 * 65 / 2)));
     }
 
     #[test]

@@ -98,6 +98,7 @@ pub use peak::{
     XlaPeak,
 };
 pub use ratio::{Percent, Ratio};
+pub use read::MODULE_SHAPE_INDEX_BUDGET;
 pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};
 pub use report::{
     op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals,

@@ -10,12 +10,44 @@ use crate::{limits::MAX_NESTING, Error, Shape};
 use super::attribute::alias_pairs;
 use super::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
-use super::instruction::{self, Instruction, Operand};
+use super::instruction::{self, Expanse, Instruction, Operand};
 use super::lex::{split_name, Kind, Statement, Statements, TABLES};
 use super::metadata::Metadata;
 use super::module::{CallContext, Computation, Module, TextMap};
 use super::opcode::Opcode;
 use super::walk::for_each_top_level;
+
+/// The most shape-index entries (summed over every subshape of every instruction's result
+/// shape: a subshape at tuple depth `d` has an index of `d` entries) that the analyses of
+/// one module take on. Past it, an instruction's result shape is not read: an
+/// [`InvalidShape`](super::DiagnosticKind::InvalidShape) diagnostic at its line names the
+/// shape's subshapes, its entries and this budget, and the instruction has no shape (as
+/// one nested past [`MAX_NESTING`](crate::limits::MAX_NESTING)).
+///
+/// The reader counts a shape's subshapes and entries from its text (as it finds the
+/// shape's end), so a shape past the budget is refused before it is parsed: its parse
+/// hashes each tuple's elements whole, also work per entry. The analyses copy each
+/// subshape's index several times: about 45 bytes and 0.13 µs an entry (`xlayout hlo`,
+/// release build, a tuple of 1,880 elements nested 63 deep: 3.9 million entries, 176 MiB,
+/// 0.5 s), so 2²² entries keep a module near 200 MiB. Real programs are far inside it (the
+/// committed JAX, TPU and GPU dumps: 197 entries at most in a module); a tuple of 2.86
+/// million leaves (`f32[]`, 20 MB of text) has 2.86 million. A tuple of 150,000 elements
+/// nested 63 deep (20 MB) has 312 million: refused.
+///
+/// ```
+/// use xlayout::hlo::{DiagnosticKind, Module, MODULE_SHAPE_INDEX_BUDGET};
+/// // 2^11 elements, each 64 levels deep: 2^11 x (1 + 2 + ... + 64) entries.
+/// let element = format!("{}f32[]{}", "(".repeat(63), ")".repeat(63));
+/// let shape = format!("({})", vec![element; 1 << 11].join(", "));
+/// let text = format!("ENTRY %e {{\n  ROOT %t = {shape} parameter(0)\n}}\n");
+/// let m = Module::parse(&text);
+/// assert!(2080 << 11 > MODULE_SHAPE_INDEX_BUDGET);
+/// assert_eq!(m.diagnostics[0].kind, DiagnosticKind::InvalidShape);
+/// assert_eq!(m.diagnostics[0].line, 2);
+/// assert!(m.diagnostics[0].message.contains("4194304"));
+/// assert_eq!(m.instructions.iter().map(|i| i.shape).collect::<Vec<_>>(), [None]);
+/// ```
+pub const MODULE_SHAPE_INDEX_BUDGET: u64 = 1 << 22;
 
 /// A shape read once: its id, or the diagnostic message and column offset of its error.
 type Cached = Result<ShapeId, (String, usize)>;
@@ -138,6 +170,9 @@ struct Builder<'t> {
     cache: TextMap<&'t str, Cached>,
     /// Distinct valid shapes, to give equal shapes one id.
     ids: ShapeIds,
+    /// The shape-index entries of the instructions' shapes so far: at most
+    /// [`MODULE_SHAPE_INDEX_BUDGET`].
+    entries: u64,
     /// Names the module's table gives to an instruction of another computation: the first
     /// instruction of each such name in each computation (names are scoped per
     /// computation, as in XLA's parser; a name used in two computations is rare).
@@ -293,6 +328,8 @@ impl<'t> Builder<'t> {
                 )
             });
             (None, head.shape_text.len())
+        } else if !self.within_budget(&s, head.shape_at, head.expanse) {
+            (None, head.shape_text.len())
         } else {
             self.shape(&s, head.shape_at, head.shape_text)
         };
@@ -441,6 +478,28 @@ impl<'t> Builder<'t> {
         }
     }
 
+    /// Whether the analyses can take on a shape of expanse `e` as one more instruction's
+    /// result within the module's [`MODULE_SHAPE_INDEX_BUDGET`] (then it is taken from the
+    /// budget); if not, says so at the shape, which is not parsed.
+    fn within_budget(&mut self, s: &Statement<'t>, at: usize, e: Expanse) -> bool {
+        let total = self.entries.saturating_add(e.entries);
+        if total <= MODULE_SHAPE_INDEX_BUDGET {
+            self.entries = total;
+            return true;
+        }
+        let (line, column) = s.position(at);
+        let before = self.entries;
+        self.problems.add(line, DiagnosticKind::InvalidShape, Some(column), || {
+            format!(
+                "the result shape has {} subshapes with {} shape-index entries ({before} in \
+                 the module before it); the analyses take at most \
+                 {MODULE_SHAPE_INDEX_BUDGET} entries a module: not read",
+                e.subshapes, e.entries
+            )
+        });
+        false
+    }
+
     /// Parses and validates the shape `rest` starts with; on a syntax error the shape is
     /// taken to be `text`. Errors come with the offset they point at.
     fn read_shape(&mut self, rest: &'t str, text: &'t str) -> (Cached, usize) {
@@ -555,5 +614,33 @@ mod tests {
         assert_eq!(m.instructions[at(5)].called[0].id, m.computation_id("f"));
         let roots: Vec<_> = m.computations.iter().map(|c| c.root).collect();
         assert_eq!(roots, [Some(at(1)), Some(at(7))]); // ROOT, or else the last
+    }
+
+    #[test]
+    fn the_budget_of_shape_index_entries_is_the_modules() {
+        // 1,100 elements nested 64 deep: 2.29 million entries, read; twice is past the
+        // budget, so the second instruction is not read; a refused shape takes nothing
+        // from the budget, so a small one after it still is.
+        let element = format!("{}f32[]{}", "(".repeat(63), ")".repeat(63));
+        let shape = format!("({})", vec![element; 1100].join(", "));
+        let text = format!(
+            "ENTRY %e {{\n  %a = {shape} parameter(0)\n  %b = {shape} parameter(1)\n  \
+             %c = (f32[], (f32[])) parameter(2)\n  ROOT %d = f32[] constant(1)\n}}\n"
+        );
+        let m = Module::parse(&text);
+        let shapes: Vec<bool> = m.instructions.iter().map(|i| i.shape.is_some()).collect();
+        assert_eq!(shapes, [true, false, true, true]);
+        let problems: Vec<_> = m.diagnostics.iter().map(|d| (d.line, d.column)).collect();
+        assert_eq!(problems, [(3, Some(8))]);
+        let entries = 1100 * 2080;
+        assert_eq!(
+            m.diagnostics[0].message,
+            format!(
+                "the result shape has {} subshapes with {entries} shape-index entries ({entries} \
+                 in the module before it); the analyses take at most 4194304 entries a \
+                 module: not read",
+                1 + 1100 * 64
+            )
+        );
     }
 }

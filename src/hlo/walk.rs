@@ -38,6 +38,8 @@ const fn interest(extra: &[u8]) -> [bool; 256] {
 pub(crate) const BRACKETS: [bool; 256] = interest(b"");
 /// Brackets and blanks.
 pub(crate) const BRACKETS_AND_BLANKS: [bool; 256] = interest(b" \t\n\r");
+/// Brackets, blanks and commas.
+pub(crate) const BRACKETS_BLANKS_AND_COMMAS: [bool; 256] = interest(b" \t\n\r,");
 /// Brackets and commas.
 pub(crate) const BRACKETS_AND_COMMAS: [bool; 256] = interest(b",");
 
