@@ -48,6 +48,7 @@ mod decode;
 mod diagnostic;
 mod dump;
 mod ends;
+mod group_by;
 mod headline;
 mod id;
 pub(crate) mod instruction;
@@ -83,6 +84,7 @@ pub use decode::{decode, decode_owned};
 pub use diagnostic::{clip, Diagnostic, DiagnosticKind, MAX_LISTED};
 pub(crate) use diagnostic::{quote, Listing};
 pub use dump::{module_files, Stage};
+pub use group_by::GroupBy;
 pub use headline::ReportWithPeak;
 pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
 pub use instruction::{Called, Instruction, Operand};
@@ -101,7 +103,7 @@ pub use ratio::{Percent, Ratio};
 pub use read::MODULE_SHAPE_INDEX_BUDGET;
 pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};
 pub use report::{
-    op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals,
+    op_prefix, Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals,
     REPORT_VERSION,
 };
 pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};

@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 
 use super::buffer::{Analysis, Ownership};
 use super::diagnostic::Diagnostic;
+use super::group_by::GroupBy;
 use super::id::{CompId, IndexVec, InstrId};
 use super::names::{ComputationNames, SourceFiles};
 use super::sizes::{LeafKind, Sizes};
@@ -41,19 +42,6 @@ use super::work::Counted;
 /// `source_files`, and `source_line`; an `oom` entry's `memory_space` is the index of its
 /// name in the report's `memory_spaces`.
 pub const REPORT_VERSION: u32 = 4;
-
-/// What to group owned buffers by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GroupBy {
-    /// The `op_name` path without its last part (the layer, not the primitive); see
-    /// [`ReportOptions::op_depth`].
-    Op,
-    /// The opcode.
-    Opcode,
-    /// The result shape as written.
-    Shape,
-}
 
 /// What a report lists.
 ///

@@ -38,9 +38,8 @@ pub fn module_inputs(
             if found.is_empty() {
                 status = 1;
                 warn(format_args!(
-                    "{}: no module text of stage {} here (see --stage)",
+                    "{}: no module text of stage {picked} here (see --stage)",
                     input.display(),
-                    format!("{stage:?}").to_lowercase()
                 ));
             }
             files.extend(found);
