@@ -582,15 +582,7 @@ fn top(
 }
 
 /// The `op_name` group key: the first `depth` parts of the path, or all but the last.
-///
-/// ```
-/// use xlayout::hlo::op_prefix;
-/// assert_eq!(op_prefix(Some("jit(f)/layer_3/attention/dot_general"), None), "jit(f)/layer_3/attention");
-/// assert_eq!(op_prefix(Some("jit(f)/layer_3/attention/dot_general"), Some(2)), "jit(f)/layer_3");
-/// assert_eq!(op_prefix(Some("a[0]"), None), "a[0]");
-/// assert_eq!(op_prefix(None, None), "-");
-/// ```
-pub fn op_prefix(op_name: Option<&str>, depth: Option<usize>) -> String {
+pub(crate) fn op_prefix(op_name: Option<&str>, depth: Option<usize>) -> String {
     let Some(name) = op_name.filter(|n| !n.is_empty()) else {
         return String::from("-");
     };
@@ -659,5 +651,19 @@ impl Serialize for Report<'_, '_> {
         st.serialize_field("computations", &ComputationNames(m))?;
         st.serialize_field("source_files", &self.source_files)?;
         st.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::op_prefix;
+
+    #[test]
+    fn the_op_name_group_key() {
+        let op = Some("jit(f)/layer_3/attention/dot_general");
+        assert_eq!(op_prefix(op, None), "jit(f)/layer_3/attention");
+        assert_eq!(op_prefix(op, Some(2)), "jit(f)/layer_3");
+        assert_eq!(op_prefix(Some("a[0]"), None), "a[0]");
+        assert_eq!(op_prefix(None, None), "-");
     }
 }

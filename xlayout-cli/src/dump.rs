@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use xlayout::draw::HtmlPage;
+use xlayout::hlo::xla::{
+    dumps_beside, size_differences, BufferAssignment, DumpProblem, LiveRangeDump, MemoryAnalysis,
+    SizeDifference,
+};
 use xlayout::hlo::{
-    decode_owned, dumps_beside, module_files, size_differences, units, Analysis, Assignment,
-    BufferAssignment, Diagnostic, DumpProblem, LiveRangeDump, MemoryAnalysis, Module, Peak, Rule,
-    SizeDifference, Stage,
+    decode_owned, module_files, units, Analysis, Assignment, Diagnostic, Module, Peak, Rule, Stage,
 };
 
 use super::args::{Format, Stage as StageArg, Units};

@@ -6,8 +6,9 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use xlayout::hlo::rows::Row;
 use xlayout::hlo::{
-    GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak, Row,
+    GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak,
     RunningTotals, Sum, Totals, REPORT_VERSION,
 };
 
