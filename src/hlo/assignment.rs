@@ -3,7 +3,7 @@
 //! (`*-live-range.txt`, `HloLiveRange::ToString`), read as data, and compared with what
 //! this crate computes from the module ([`size_differences`]).
 //!
-//! Both readers take text and never fail: a line they cannot read is a [`DumpProblem`]
+//! Both readers take text and never fail: a line they cannot read is a [`Diagnostic`]
 //! with its line number (the first [`MAX_LISTED`](super::MAX_LISTED), then one that counts
 //! the rest), and the rest is still read. A line ends at `\n`, `\r\n` or a lone `\r`.
 
@@ -13,47 +13,47 @@ use serde::Serialize;
 
 use super::attribute::{shape_index, AliasPair};
 use super::buffer::Analysis;
-use super::diagnostic::{Listing, MAX_LISTED};
+use super::diagnostic::{Diagnostic, DiagnosticKind, Listing, MAX_LISTED};
 use super::id::{IndexVec, InstrId, ShapeId};
 use super::lines;
 use super::peak::tree::Tree;
 
-/// A line of a dump that could not be read.
+/// A line of one of XLA's files that could not be read: a [`Diagnostic`] of kind
+/// [`DiagnosticKind::UnreadableLine`], as a module's are. The name of earlier releases, kept
+/// for one release.
 ///
 /// ```
+/// use xlayout::hlo::{Diagnostic, DiagnosticKind};
 /// let b = xlayout::hlo::xla::BufferAssignment::parse("allocation 0: size x:\n");
-/// assert_eq!((b.problems[0].line, b.problems[0].message.as_str()), (1, "unreadable allocation line"));
+/// let p: &Diagnostic = &b.problems[0];
+/// assert_eq!((p.line, p.kind, p.message.as_str()), (1, DiagnosticKind::UnreadableLine, "unreadable allocation line"));
+/// assert_eq!(p.to_string(), "1: unreadable allocation line");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DumpProblem {
-    /// Its line, from 1.
-    pub line: usize,
-    /// Why.
-    pub message: String,
-}
+pub type DumpProblem = Diagnostic;
 
 /// A dump's problems as its reader meets them: the first [`MAX_LISTED`] listed, the rest
 /// counted in one more.
 #[derive(Default)]
 struct Problems {
-    list: Vec<DumpProblem>,
+    list: Vec<Diagnostic>,
     listing: Listing<1>,
 }
 
 impl Problems {
     fn add(&mut self, line: usize, message: impl FnOnce() -> String) {
         if self.listing.admit(0, line) {
-            self.list.push(DumpProblem { line, message: message() });
+            self.list.push(Diagnostic::new(line, DiagnosticKind::UnreadableLine, message()));
         }
     }
 
-    fn into_vec(mut self) -> Vec<DumpProblem> {
+    fn into_vec(mut self) -> Vec<Diagnostic> {
         if let Some((_, count, line)) = self.listing.unlisted().next() {
             let message = format!(
                 "{count} more unreadable lines from this line on are not listed (the first \
                  {MAX_LISTED} are)"
             );
-            self.list.push(DumpProblem { line, message });
+            let more = Diagnostic::new(line, DiagnosticKind::UnreadableLine, message);
+            self.list.push(Diagnostic { more: count, ..more });
         }
         self.list
     }
@@ -128,7 +128,7 @@ pub struct BufferAssignment {
     /// The allocations, in file order.
     pub allocations: Vec<Allocation>,
     /// Lines that could not be read.
-    pub problems: Vec<DumpProblem>,
+    pub problems: Vec<Diagnostic>,
 }
 
 impl BufferAssignment {
@@ -377,7 +377,7 @@ pub struct LiveRangeDump {
     /// `Stack trace breakdown for peak usage: N bytes` (XLA groups the digits with spaces).
     pub stack_trace_bytes: Option<u64>,
     /// Lines that could not be read.
-    pub problems: Vec<DumpProblem>,
+    pub problems: Vec<Diagnostic>,
 }
 
 impl LiveRangeDump {
@@ -600,6 +600,22 @@ mod tests {
         assert_eq!(lines, [4, 5]);
     }
 
+    /// XLA's files' problems are diagnostics as a module's are: past the first
+    /// [`MAX_LISTED`], one more counts the rest, and every problem is counted once.
+    #[test]
+    fn unreadable_lines_past_the_listed_are_counted() {
+        let text: String = (0..130).map(|i| format!("allocation {i}: size x:\n")).collect();
+        let b = BufferAssignment::parse(&text);
+        assert_eq!(b.problems.len(), MAX_LISTED + 1);
+        let last = &b.problems[MAX_LISTED];
+        assert_eq!((last.line, last.kind, last.more), (101, DiagnosticKind::UnreadableLine, 30));
+        assert_eq!(
+            last.to_string(),
+            "101: 30 more unreadable lines from this line on are not listed (the first 100 are)"
+        );
+        assert_eq!(b.problems.iter().map(Diagnostic::problems).sum::<usize>(), 130);
+    }
+
     #[test]
     fn live_range_sections() {
         let d = LiveRangeDump::parse(
@@ -609,7 +625,7 @@ mod tests {
         assert_eq!((d.peak_bytes(), d.stack_trace_bytes), (Some(0), Some(1408)));
         assert_eq!(
             d.problems,
-            [DumpProblem { line: 7, message: "unreadable live range line".into() }]
+            [Diagnostic::new(7, DiagnosticKind::UnreadableLine, "unreadable live range line")]
         );
     }
 }

@@ -139,7 +139,7 @@ pub use decode::{decode, decode_owned};
 /// Not for users: the command cuts long text with it.
 #[doc(hidden)]
 pub use diagnostic::clip;
-pub(crate) use diagnostic::{quote, Listing};
+pub(crate) use diagnostic::{located, quote, Listing};
 pub use diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
 pub use dump::{module_files, Stage};
 pub use group_by::GroupBy;
