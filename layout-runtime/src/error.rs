@@ -94,6 +94,68 @@ pub enum ErrorKind {
     WorkLimit,
 }
 
+impl ErrorKind {
+    /// The kind's name: the variant's name as written here (`"Syntax"`, `"UnknownType"`,
+    /// ...). These names are a stable contract: Python's `xlayout.Error.kind` is this string,
+    /// and a kind keeps its name for as long as it exists (a new kind gets a new name).
+    ///
+    /// ```
+    /// use layout_runtime::{ErrorKind, Shape};
+    /// assert_eq!(ErrorKind::UnknownType.as_str(), "UnknownType");
+    /// let err = "f31[3]".parse::<Shape>().unwrap_err();
+    /// assert_eq!(err.kind().as_str(), "UnknownType");
+    /// assert_eq!(err.kind().to_string(), "UnknownType");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        // No `_` arm: a new kind does not compile until it is given its name here.
+        match self {
+            ErrorKind::Syntax => "Syntax",
+            ErrorKind::UnknownType => "UnknownType",
+            ErrorKind::IntegerOutOfRange => "IntegerOutOfRange",
+            ErrorKind::NegativeDimension => "NegativeDimension",
+            ErrorKind::DimensionsOnNonArray => "DimensionsOnNonArray",
+            ErrorKind::BufferOfNonArray => "BufferOfNonArray",
+            ErrorKind::LayoutRank => "LayoutRank",
+            ErrorKind::PhysicalShape => "PhysicalShape",
+            ErrorKind::DimLevelType => "DimLevelType",
+            ErrorKind::TailPaddingAlignment => "TailPaddingAlignment",
+            ErrorKind::NegativeTileDimension => "NegativeTileDimension",
+            ErrorKind::ShapeTooLarge => "ShapeTooLarge",
+            ErrorKind::MinorToMajorOutOfBounds => "MinorToMajorOutOfBounds",
+            ErrorKind::MinorToMajorDuplicate => "MinorToMajorDuplicate",
+            ErrorKind::IndexPrimitiveType => "IndexPrimitiveType",
+            ErrorKind::PointerPrimitiveType => "PointerPrimitiveType",
+            ErrorKind::EmptyTile => "EmptyTile",
+            ErrorKind::InvalidTileDimension => "InvalidTileDimension",
+            ErrorKind::NegativeElementSize => "NegativeElementSize",
+            ErrorKind::SplitConfigDimension => "SplitConfigDimension",
+            ErrorKind::SplitConfigDuplicate => "SplitConfigDuplicate",
+            ErrorKind::SplitConfigIndices => "SplitConfigIndices",
+            ErrorKind::SplitConfigIndexOutOfBounds => "SplitConfigIndexOutOfBounds",
+            ErrorKind::TrailingCombine => "TrailingCombine",
+            ErrorKind::CombinedDimension => "CombinedDimension",
+            ErrorKind::NotStaticArray => "NotStaticArray",
+            ErrorKind::SizeOverflow => "SizeOverflow",
+            ErrorKind::IndexOutOfBounds => "IndexOutOfBounds",
+            ErrorKind::BufferLength => "BufferLength",
+            ErrorKind::BufferOverlap => "BufferOverlap",
+            ErrorKind::ElementType => "ElementType",
+            ErrorKind::ShapeMismatch => "ShapeMismatch",
+            ErrorKind::NestingTooDeep => "NestingTooDeep",
+            ErrorKind::RankTooLarge => "RankTooLarge",
+            ErrorKind::TooManyTileLevels => "TooManyTileLevels",
+            ErrorKind::WorkLimit => "WorkLimit",
+        }
+    }
+}
+
+/// Writes [`ErrorKind::as_str`].
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Where in a shape a problem is: the part of the model, independent of any text.
 ///
 /// The parser records the byte range of each of these parts; [`Error::span`] resolves a
@@ -402,6 +464,55 @@ impl std::error::Error for Error {}
 mod tests {
     use super::*;
     use alloc::string::ToString;
+
+    /// Every kind's name is its `Debug` text, the string Python's `xlayout.Error.kind` gave
+    /// before `as_str` existed: listing the kinds here keeps the names that users see.
+    #[test]
+    fn every_kind_is_named_as_its_debug_text() {
+        let kinds = [
+            ErrorKind::Syntax,
+            ErrorKind::UnknownType,
+            ErrorKind::IntegerOutOfRange,
+            ErrorKind::NegativeDimension,
+            ErrorKind::DimensionsOnNonArray,
+            ErrorKind::BufferOfNonArray,
+            ErrorKind::LayoutRank,
+            ErrorKind::PhysicalShape,
+            ErrorKind::DimLevelType,
+            ErrorKind::TailPaddingAlignment,
+            ErrorKind::NegativeTileDimension,
+            ErrorKind::ShapeTooLarge,
+            ErrorKind::MinorToMajorOutOfBounds,
+            ErrorKind::MinorToMajorDuplicate,
+            ErrorKind::IndexPrimitiveType,
+            ErrorKind::PointerPrimitiveType,
+            ErrorKind::EmptyTile,
+            ErrorKind::InvalidTileDimension,
+            ErrorKind::NegativeElementSize,
+            ErrorKind::SplitConfigDimension,
+            ErrorKind::SplitConfigDuplicate,
+            ErrorKind::SplitConfigIndices,
+            ErrorKind::SplitConfigIndexOutOfBounds,
+            ErrorKind::TrailingCombine,
+            ErrorKind::CombinedDimension,
+            ErrorKind::NotStaticArray,
+            ErrorKind::SizeOverflow,
+            ErrorKind::IndexOutOfBounds,
+            ErrorKind::BufferLength,
+            ErrorKind::BufferOverlap,
+            ErrorKind::ElementType,
+            ErrorKind::ShapeMismatch,
+            ErrorKind::NestingTooDeep,
+            ErrorKind::RankTooLarge,
+            ErrorKind::TooManyTileLevels,
+            ErrorKind::WorkLimit,
+        ];
+        assert_eq!(kinds.len(), 36);
+        for kind in kinds {
+            assert_eq!(kind.as_str(), alloc::format!("{kind:?}"));
+            assert_eq!(kind.to_string(), kind.as_str());
+        }
+    }
 
     fn shown(span: Range<usize>, text: &str) -> String {
         Error::new(ErrorKind::Syntax, "bad").with_span(span).render(text).to_string()

@@ -68,7 +68,7 @@ fn exception(py: Python<'_>, error: &xlayout::Error, text: &str) -> PyResult<PyE
         _ => py.get_type::<Error>(),
     };
     let value = class.call1((message,))?;
-    let kind = py_str(py, &format!("{:?}", error.kind()))?;
+    let kind = py_str(py, error.kind().as_str())?;
     let span = error.span().map(|s| (s.start, s.end));
     made(value, kind, span)
 }

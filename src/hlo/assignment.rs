@@ -3,9 +3,9 @@
 //! (`*-live-range.txt`, `HloLiveRange::ToString`), read as data, and compared with what
 //! this crate computes from the module ([`size_differences`]).
 //!
-//! Both readers take text and never fail: a line they cannot read is a [`DumpProblem`]
+//! Both readers take text and never fail: a line they cannot read is a [`Diagnostic`]
 //! with its line number (the first [`MAX_LISTED`](super::MAX_LISTED), then one that counts
-//! the rest), and the rest is still read. Lines end as [`lines`](super::lines) ends them.
+//! the rest), and the rest is still read. A line ends at `\n`, `\r\n` or a lone `\r`.
 
 use std::path::{Path, PathBuf};
 
@@ -13,47 +13,47 @@ use serde::Serialize;
 
 use super::attribute::{shape_index, AliasPair};
 use super::buffer::Analysis;
-use super::diagnostic::{Listing, MAX_LISTED};
+use super::diagnostic::{Diagnostic, DiagnosticKind, Listing, MAX_LISTED};
 use super::id::{IndexVec, InstrId, ShapeId};
 use super::lines;
 use super::peak::tree::Tree;
 
-/// A line of a dump that could not be read.
+/// A line of one of XLA's files that could not be read: a [`Diagnostic`] of kind
+/// [`DiagnosticKind::UnreadableLine`], as a module's are. The name of earlier releases, kept
+/// for one release.
 ///
 /// ```
-/// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size x:\n");
-/// assert_eq!((b.problems[0].line, b.problems[0].message.as_str()), (1, "unreadable allocation line"));
+/// use xlayout::hlo::{Diagnostic, DiagnosticKind};
+/// let b = xlayout::hlo::xla::BufferAssignment::parse("allocation 0: size x:\n");
+/// let p: &Diagnostic = &b.problems[0];
+/// assert_eq!((p.line, p.kind, p.message.as_str()), (1, DiagnosticKind::UnreadableLine, "unreadable allocation line"));
+/// assert_eq!(p.to_string(), "1: unreadable allocation line");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DumpProblem {
-    /// Its line, from 1.
-    pub line: usize,
-    /// Why.
-    pub message: String,
-}
+pub type DumpProblem = Diagnostic;
 
 /// A dump's problems as its reader meets them: the first [`MAX_LISTED`] listed, the rest
 /// counted in one more.
 #[derive(Default)]
 struct Problems {
-    list: Vec<DumpProblem>,
+    list: Vec<Diagnostic>,
     listing: Listing<1>,
 }
 
 impl Problems {
     fn add(&mut self, line: usize, message: impl FnOnce() -> String) {
         if self.listing.admit(0, line) {
-            self.list.push(DumpProblem { line, message: message() });
+            self.list.push(Diagnostic::new(line, DiagnosticKind::UnreadableLine, message()));
         }
     }
 
-    fn into_vec(mut self) -> Vec<DumpProblem> {
+    fn into_vec(mut self) -> Vec<Diagnostic> {
         if let Some((_, count, line)) = self.listing.unlisted().next() {
             let message = format!(
                 "{count} more unreadable lines from this line on are not listed (the first \
                  {MAX_LISTED} are)"
             );
-            self.list.push(DumpProblem { line, message });
+            let more = Diagnostic::new(line, DiagnosticKind::UnreadableLine, message);
+            self.list.push(Diagnostic { more: count, ..more });
         }
         self.list
     }
@@ -62,7 +62,7 @@ impl Problems {
 /// One value in an allocation: `<id name{index} (phi) @color> (size=N,offset=N): shape`.
 ///
 /// ```
-/// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size 8:\n value: <7 w.0{1} (phi) @0> (size=8,offset=0): f32[2]{0}\n");
+/// let b = xlayout::hlo::xla::BufferAssignment::parse("allocation 0: size 8:\n value: <7 w.0{1} (phi) @0> (size=8,offset=0): f32[2]{0}\n");
 /// let v = &b.allocations[0].values[0];
 /// assert_eq!((v.id, v.instruction.as_str(), v.shape_index.as_slice(), v.phi), (7, "w.0", &[1][..], true));
 /// ```
@@ -87,7 +87,7 @@ pub struct AssignedValue {
 /// One `allocation N: size S, ...:` block.
 ///
 /// ```
-/// let b = xlayout::hlo::BufferAssignment::parse("allocation 2: size 64, maybe-live-out:\n value: <5 n @0> (size=40,offset=0): f32[10]{0}\n");
+/// let b = xlayout::hlo::xla::BufferAssignment::parse("allocation 2: size 64, maybe-live-out:\n value: <5 n @0> (size=40,offset=0): f32[10]{0}\n");
 /// let a = &b.allocations[0];
 /// assert_eq!((a.index, a.size, a.maybe_live_out, a.values[0].size), (2, 64, true, 40));
 /// ```
@@ -116,7 +116,7 @@ pub struct Allocation {
 /// XLA's buffer assignment.
 ///
 /// ```
-/// use xlayout::hlo::BufferAssignment;
+/// use xlayout::hlo::xla::BufferAssignment;
 /// let text = "BufferAssignment:\nallocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}:\n value: <3 p @0> (size=64,offset=0): f32[16]{0}\n";
 /// let b = BufferAssignment::parse(text);
 /// assert_eq!((b.allocations[0].size, b.allocations[0].parameter), (64, Some(0)));
@@ -128,7 +128,7 @@ pub struct BufferAssignment {
     /// The allocations, in file order.
     pub allocations: Vec<Allocation>,
     /// Lines that could not be read.
-    pub problems: Vec<DumpProblem>,
+    pub problems: Vec<Diagnostic>,
 }
 
 impl BufferAssignment {
@@ -162,7 +162,8 @@ impl BufferAssignment {
     /// thread-local ones, which count nowhere.
     ///
     /// ```
-    /// use xlayout::hlo::{BufferAssignment, Module};
+    /// use xlayout::hlo::xla::BufferAssignment;
+    /// use xlayout::hlo::Module;
     /// let m = Module::parse("HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\n");
     /// let b = BufferAssignment::parse("allocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}, maybe-live-out:\nallocation 1: size 4, constant:\nallocation 2: size 128, preallocated-temp:\n");
     /// let x = b.memory_analysis(&m.input_output_alias);
@@ -188,7 +189,7 @@ impl BufferAssignment {
     /// The sum of the allocations' sizes.
     ///
     /// ```
-    /// let b = xlayout::hlo::BufferAssignment::parse("allocation 0: size 8, constant:\nallocation 1: size 4, thread-local:\n");
+    /// let b = xlayout::hlo::xla::BufferAssignment::parse("allocation 0: size 8, constant:\nallocation 1: size 4, thread-local:\n");
     /// assert_eq!(b.total_bytes(), 12);
     /// ```
     pub fn total_bytes(&self) -> u64 {
@@ -200,7 +201,7 @@ impl BufferAssignment {
 /// ([`BufferAssignment::memory_analysis`]).
 ///
 /// ```
-/// let x = xlayout::hlo::BufferAssignment::parse("allocation 0: size 8, maybe-live-out:\n").memory_analysis(&[]);
+/// let x = xlayout::hlo::xla::BufferAssignment::parse("allocation 0: size 8, maybe-live-out:\n").memory_analysis(&[]);
 /// assert_eq!((x.output_bytes, x.allocated_bytes), (8, 8));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -318,7 +319,7 @@ fn value(rest: &str) -> Option<AssignedValue> {
 /// One `name{index}:start-end` line.
 ///
 /// ```
-/// let d = xlayout::hlo::LiveRangeDump::parse("  BufferLiveRange:\n    t{0,1}:3-7\n");
+/// let d = xlayout::hlo::xla::LiveRangeDump::parse("  BufferLiveRange:\n    t{0,1}:3-7\n");
 /// assert_eq!((d.ranges[0].shape_index.as_slice(), d.ranges[0].start, d.ranges[0].end), (&[0, 1][..], 3, 7));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -336,7 +337,7 @@ pub struct DumpRange {
 /// One line of `Live ranges at N (peak):`.
 ///
 /// ```
-/// let d = xlayout::hlo::LiveRangeDump::parse("  Live ranges at 4 (peak):\n    a{}: 8 bytes (cumulative: 8 bytes)\n");
+/// let d = xlayout::hlo::xla::LiveRangeDump::parse("  Live ranges at 4 (peak):\n    a{}: 8 bytes (cumulative: 8 bytes)\n");
 /// assert_eq!((d.live[0].instruction.as_str(), d.live[0].bytes, d.live[0].cumulative_bytes), ("a", 8, 8));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -354,7 +355,7 @@ pub struct DumpLive {
 /// XLA's live ranges and peak (`HloLiveRange::ToString`).
 ///
 /// ```
-/// use xlayout::hlo::LiveRangeDump;
+/// use xlayout::hlo::xla::LiveRangeDump;
 /// let text = "HloLiveRange (max 2):\n  InstructionSequence:\n    0:p\n    1:n\n  BufferLiveRange:\n    p{}:0-2\n    n{}:1-2\n  Live ranges at 1 (peak):\n    p{}: 8 bytes (cumulative: 8 bytes)\n    n{}: 8 bytes (cumulative: 16 bytes)\n  Stack trace breakdown for peak usage: 16 bytes\n";
 /// let d = LiveRangeDump::parse(text);
 /// assert_eq!((d.max, d.peak_step, d.peak_bytes()), (Some(2), Some(1), Some(16)));
@@ -376,7 +377,7 @@ pub struct LiveRangeDump {
     /// `Stack trace breakdown for peak usage: N bytes` (XLA groups the digits with spaces).
     pub stack_trace_bytes: Option<u64>,
     /// Lines that could not be read.
-    pub problems: Vec<DumpProblem>,
+    pub problems: Vec<Diagnostic>,
 }
 
 impl LiveRangeDump {
@@ -474,7 +475,8 @@ fn live(t: &str) -> Option<DumpLive> {
 /// A value whose size in XLA's buffer assignment differs from this crate's.
 ///
 /// ```
-/// use xlayout::hlo::{size_differences, Analysis, BufferAssignment, Module};
+/// use xlayout::hlo::xla::{size_differences, BufferAssignment};
+/// use xlayout::hlo::{Analysis, Module};
 /// let m = Module::parse("ENTRY %e {\n  ROOT %n = f32[10]{0} parameter(0)\n}\n");
 /// let b = BufferAssignment::parse("allocation 2: size 64:\n value: <5 gone @0> (size=40,offset=0): f32[10]{0}\n");
 /// let d = size_differences(&b, &Analysis::new(&m));
@@ -499,7 +501,8 @@ pub struct SizeDifference {
 /// in the module (an instruction of that name, the subshape at its index).
 ///
 /// ```
-/// use xlayout::hlo::{size_differences, Analysis, BufferAssignment, Module};
+/// use xlayout::hlo::xla::{size_differences, BufferAssignment};
+/// use xlayout::hlo::{Analysis, Module};
 /// let m = Module::parse("ENTRY %e {\n  %p = f32[10]{0:T(8)} parameter(0)\n  ROOT %n = f32[10]{0:T(8)} negate(%p)\n}\n");
 /// let a = Analysis::new(&m);
 /// let b = BufferAssignment::parse("allocation 0: size 64, parameter 0:\n value: <0 p @0> (size=64,offset=0): f32[10]{0:T(8)}\nallocation 1: size 40:\n value: <1 n @0> (size=40,offset=0): f32[10]{0:T(8)}\n");
@@ -546,9 +549,9 @@ pub fn size_differences(
 /// ```
 /// use std::path::Path;
 /// let dir = format!("{}/tests/data/hlo/jax_cpu/identity", env!("CARGO_MANIFEST_DIR"));
-/// let (b, l) = xlayout::hlo::dumps_beside(&Path::new(&dir).join("after_optimizations.txt"), None);
+/// let (b, l) = xlayout::hlo::xla::dumps_beside(&Path::new(&dir).join("after_optimizations.txt"), None);
 /// assert!(b.unwrap().ends_with("buffer_assignment.txt") && l.unwrap().ends_with("live_range.txt"));
-/// assert_eq!(xlayout::hlo::dumps_beside(Path::new("-"), None), (None, None));
+/// assert_eq!(xlayout::hlo::xla::dumps_beside(Path::new("-"), None), (None, None));
 /// ```
 pub fn dumps_beside(
     module: &Path,
@@ -597,6 +600,22 @@ mod tests {
         assert_eq!(lines, [4, 5]);
     }
 
+    /// XLA's files' problems are diagnostics as a module's are: past the first
+    /// [`MAX_LISTED`], one more counts the rest, and every problem is counted once.
+    #[test]
+    fn unreadable_lines_past_the_listed_are_counted() {
+        let text: String = (0..130).map(|i| format!("allocation {i}: size x:\n")).collect();
+        let b = BufferAssignment::parse(&text);
+        assert_eq!(b.problems.len(), MAX_LISTED + 1);
+        let last = &b.problems[MAX_LISTED];
+        assert_eq!((last.line, last.kind, last.more), (101, DiagnosticKind::UnreadableLine, 30));
+        assert_eq!(
+            last.to_string(),
+            "101: 30 more unreadable lines from this line on are not listed (the first 100 are)"
+        );
+        assert_eq!(b.problems.iter().map(Diagnostic::problems).sum::<usize>(), 130);
+    }
+
     #[test]
     fn live_range_sections() {
         let d = LiveRangeDump::parse(
@@ -606,7 +625,7 @@ mod tests {
         assert_eq!((d.peak_bytes(), d.stack_trace_bytes), (Some(0), Some(1408)));
         assert_eq!(
             d.problems,
-            [DumpProblem { line: 7, message: "unreadable live range line".into() }]
+            [Diagnostic::new(7, DiagnosticKind::UnreadableLine, "unreadable live range line")]
         );
     }
 }

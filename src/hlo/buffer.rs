@@ -73,15 +73,7 @@ impl Serialize for Ownership {
 /// `HloDataflowAnalysis::InitializeInstructionValueSets` says (tuple index tables left
 /// out: they are pointers to other buffers). `first` is the leaf's first tuple index
 /// (`None` for a non-tuple result).
-///
-/// ```
-/// use xlayout::hlo::{defines_leaf, Opcode};
-/// assert!(defines_leaf(Opcode::parse("add"), None));
-/// assert!(!defines_leaf(Opcode::Bitcast, None));
-/// // copy-start: {destination, aliased operand, context}
-/// assert_eq!([0, 1, 2].map(|i| defines_leaf(Opcode::CopyStart, Some(i))), [true, false, true]);
-/// ```
-pub fn defines_leaf(opcode: Opcode<'_>, first: Option<usize>) -> bool {
+pub(crate) fn defines_leaf(opcode: Opcode<'_>, first: Option<usize>) -> bool {
     use Opcode as O;
     match opcode {
         O::Bitcast
@@ -231,5 +223,21 @@ fn ownership(
         0 => Ownership::Alias,
         n if n == leaves => Ownership::Owns,
         _ => Ownership::Partial,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{defines_leaf, Opcode};
+
+    #[test]
+    fn which_leaves_an_instruction_defines() {
+        assert!(defines_leaf(Opcode::parse("add"), None));
+        assert!(!defines_leaf(Opcode::Bitcast, None));
+        // copy-start: {destination, aliased operand, context}
+        assert_eq!(
+            [0, 1, 2].map(|i| defines_leaf(Opcode::CopyStart, Some(i))),
+            [true, false, true]
+        );
     }
 }

@@ -9,7 +9,7 @@ use super::lines::line_at;
 
 /// The text of `bytes`, borrowed when it is all UTF-8, and one diagnostic per line that
 /// is not (the first [`MAX_LISTED`](super::MAX_LISTED), then one that counts the rest).
-/// One pass over the bytes; lines end as [`lines`](super::lines) ends them.
+/// One pass over the bytes; a line ends at `\n`, `\r\n` or a lone `\r`.
 ///
 /// ```
 /// use xlayout::hlo::{decode, DiagnosticKind};

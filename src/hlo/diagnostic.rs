@@ -20,7 +20,8 @@ use serde::Serialize;
 pub enum DiagnosticKind {
     /// Bytes that are not UTF-8: the line was decoded with U+FFFD in their place.
     NotUtf8,
-    /// A line that is no statement of HLO text (nor part of one): skipped.
+    /// A line that is no statement of HLO text (nor part of one), or no line of the XLA file
+    /// being read (`*-buffer-assignment.txt`, `*-live-range.txt`): skipped.
     UnreadableLine,
     /// A result shape the parser or XLA's verifier rejects (the message is theirs).
     InvalidShape,
@@ -137,10 +138,21 @@ impl Diagnostic {
 /// `line: message` or `line:column: message`, for `file:` to be put in front.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.column {
-            Some(c) => write!(f, "{}:{c}: {}", self.line, self.message),
-            None => write!(f, "{}: {}", self.line, self.message),
-        }
+        located(f, self.line, self.column, &self.message)
+    }
+}
+
+/// How every line that could not be read is written (a [`Diagnostic`], an out-of-memory
+/// report's problem): `line: message` or `line:column: message`.
+pub(crate) fn located(
+    f: &mut fmt::Formatter<'_>,
+    line: usize,
+    column: Option<usize>,
+    message: &str,
+) -> fmt::Result {
+    match column {
+        Some(c) => write!(f, "{line}:{c}: {message}"),
+        None => write!(f, "{line}: {message}"),
     }
 }
 

@@ -27,6 +27,13 @@ pub enum Stage {
     All,
 }
 
+/// Writes [`Stage::as_str`].
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Parts of the names of the text files XLA writes beside module text that are not module
 /// text.
 const REPORTS: [&str; 7] = [
@@ -40,6 +47,23 @@ const REPORTS: [&str; 7] = [
 ];
 
 impl Stage {
+    /// The stage's name, as `--stage` takes it (`"after"`, `"before"`, `"all"`): a stable
+    /// name, kept for as long as the stage exists.
+    ///
+    /// ```
+    /// use xlayout::hlo::Stage;
+    /// assert_eq!(Stage::After.as_str(), "after");
+    /// assert_eq!(Stage::All.to_string(), "all");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        // No `_` arm: a new stage does not compile until it is given its name here.
+        match self {
+            Stage::After => "after",
+            Stage::Before => "before",
+            Stage::All => "all",
+        }
+    }
+
     /// Whether a file called `name` holds module text of this stage.
     pub fn matches(self, name: &str) -> bool {
         if !name.ends_with(".txt") || REPORTS.iter().any(|r| name.contains(r)) {
@@ -92,4 +116,19 @@ fn collect(dir: &Path, stage: Stage, depth: usize, out: &mut Vec<PathBuf>) -> io
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stage;
+
+    /// Every stage's name is its `Debug` text in lower case, the words the command printed
+    /// before `as_str` existed (`no module text of stage after here`).
+    #[test]
+    fn every_stage_is_named_as_its_debug_text_in_lower_case() {
+        let stages = [Stage::After, Stage::Before, Stage::All];
+        let debug = stages.map(|s| format!("{s:?}").to_lowercase());
+        assert_eq!(stages.map(Stage::as_str), debug.each_ref().map(String::as_str));
+        assert_eq!(stages.map(|s| s.to_string()), debug);
+    }
 }

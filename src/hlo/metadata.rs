@@ -105,13 +105,7 @@ fn pairs(t: &str) -> impl Iterator<Item = (&str, Cow<'_, str>)> {
 /// The text of a C-escaped string as XLA prints it (`CEscape`: `\"`, `\\`, `\n`, `\t`,
 /// `\r`, `\'` and three-digit octal); borrowed when it has no escape. An unknown escape is
 /// kept as written.
-///
-/// ```
-/// use xlayout::hlo::unescape;
-/// assert_eq!(unescape(r#"a\"b\\c\td\101"#), "a\"b\\c\td\u{41}");
-/// assert!(matches!(unescape("plain"), std::borrow::Cow::Borrowed("plain")));
-/// ```
-pub fn unescape(raw: &str) -> Cow<'_, str> {
+pub(crate) fn unescape(raw: &str) -> Cow<'_, str> {
     if !raw.contains('\\') {
         return Cow::Borrowed(raw);
     }
@@ -288,6 +282,12 @@ mod tests {
         let m = Metadata::parse(r#"{op_name="ends in \"#);
         assert_eq!(m.op_name.as_deref(), Some("ends in \\"));
         assert_eq!(Metadata::parse(""), Metadata::default());
+    }
+
+    #[test]
+    fn unescape_reads_xla_escapes_and_borrows_plain_text() {
+        assert_eq!(unescape(r#"a\"b\\c\td\101"#), "a\"b\\c\td\u{41}");
+        assert!(matches!(unescape("plain"), Cow::Borrowed("plain")));
     }
 
     #[test]

@@ -14,6 +14,18 @@
 //! 4. [`Report::new`]: totals per memory space and computation, top-N lists, groups; rows
 //!    and the whole report serialize to JSON.
 //!
+//! Beside the stages, items are grouped by role in submodules:
+//!
+//! - [`xla`]: XLA's own files read beside a module (`*-buffer-assignment.txt`,
+//!   `*-live-range.txt`, `compiled.memory_analysis()`) and their comparison with this crate's
+//!   figures: `xlayout::hlo::xla::BufferAssignment`;
+//! - [`rows`]: the row types the reports serialize, one per buffer, value or note:
+//!   `xlayout::hlo::rows::Row`;
+//! - [`units`]: numbers for people (byte counts in XLA's units, three significant figures).
+//!
+//! The items of [`xla`] and [`rows`] are also re-exported here, at `xlayout::hlo::Name`:
+//! those are the old paths, kept for one release; new code names the by-role path.
+//!
 //! ```
 //! use xlayout::hlo::{decode, Analysis, Module, Report, ReportOptions};
 //!
@@ -48,6 +60,7 @@ mod decode;
 mod diagnostic;
 mod dump;
 mod ends;
+mod group_by;
 mod headline;
 mod id;
 pub(crate) mod instruction;
@@ -68,6 +81,49 @@ pub mod units;
 mod walk;
 mod work;
 
+pub mod xla {
+    //! XLA's own files, read beside a module: the buffer assignment
+    //! (`*-buffer-assignment.txt`, `BufferAssignment::ToString`), the live ranges
+    //! (`*-live-range.txt`), `compiled.memory_analysis()`, the lines of them that could not be
+    //! read, and where XLA's sizes differ from this crate's.
+    //!
+    //! ```
+    //! use xlayout::hlo::xla::BufferAssignment;
+    //! let text = "BufferAssignment:\nallocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}:\n value: <3 p @0> (size=64,offset=0): f32[16]{0}\n";
+    //! let b = BufferAssignment::parse(text);
+    //! assert_eq!(b.allocations[0].size, 64);
+    //! assert!(b.problems.is_empty());
+    //! ```
+    pub use super::assignment::{
+        dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
+        DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
+    };
+}
+
+pub mod rows {
+    //! The rows the reports serialize: one per buffer ([`Row`], its [`RowSizes`]), per value
+    //! live at the peak ([`PeakRow`], [`HighWaterRows`]), per mark on the timeline
+    //! ([`MarkRow`]), per rule not modelled ([`NotModelledRow`]) and per predicted
+    //! allocation and value placed in it ([`AllocationRow`], [`PlacedRow`]). Their keys are
+    //! the JSON's and the TSV's columns.
+    //!
+    //! ```
+    //! use xlayout::hlo::rows::Row;
+    //! use xlayout::hlo::{decode, Analysis, Module, Report, ReportOptions};
+    //! let (text, _) = decode(b"HloModule m\nENTRY %e (p: f32[2]) -> f32[2] {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n");
+    //! let module = Module::parse(&text);
+    //! let analysis = Analysis::new(&module);
+    //! let report = Report::new(&analysis, ReportOptions::default());
+    //! let row: Row<'_> = report.row(module.instruction_id("p").unwrap());
+    //! assert_eq!(row.sizes.unwrap().sizes.array_bytes, 8);
+    //! ```
+    pub use super::alloc::{AllocationRow, PlacedRow};
+    pub use super::peak::{HighWaterRows, MarkRow, NotModelledRow, PeakRow};
+    pub use super::report::{Row, RowSizes};
+}
+
+// Every item at its flat path: for the items of `xla` and `rows` these are the paths of
+// earlier releases, kept for one release (see the module's doc).
 pub use alloc::{
     AllocatedBuffer, AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow,
     PlacedValue, PredictedAllocation, StepAllocated, TempPeak, ALIGNMENT,
@@ -78,19 +134,28 @@ pub use assignment::{
 };
 pub use attribute::{AliasPair, CallAttribute, FusionKind};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
-pub use buffer::{defines_leaf, Analysis, BufferFacts, Ownership};
+pub use buffer::{Analysis, BufferFacts, Ownership};
 pub use decode::{decode, decode_owned};
-pub use diagnostic::{clip, Diagnostic, DiagnosticKind, MAX_LISTED};
-pub(crate) use diagnostic::{quote, Listing};
+/// Not for users: the command cuts long text with it.
+#[doc(hidden)]
+pub use diagnostic::clip;
+pub(crate) use diagnostic::{located, quote, Listing};
+pub use diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
 pub use dump::{module_files, Stage};
+pub use group_by::GroupBy;
 pub use headline::ReportWithPeak;
 pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
 pub use instruction::{Called, Instruction, Operand};
+/// Not for users: the readers split text with it, and the tests count lines with it.
+#[doc(hidden)]
 pub use lines::lines;
-pub use metadata::{unescape, Metadata, SourceLocation, SourceTables};
+pub use metadata::{Metadata, SourceLocation, SourceTables};
 pub use mlir::NOT_HLO;
 pub use module::{CallContext, Computation, Module};
-pub use names::{shown, ComputationNames, SourceFiles, NAME_CHARS};
+/// Not for users: the command cuts names with it.
+#[doc(hidden)]
+pub use names::shown;
+pub use names::{ComputationNames, SourceFiles, NAME_CHARS};
 pub use opcode::Opcode;
 pub use peak::{
     Bound, Bounds, HighWater, HighWaterRows, LiveRange, Mark, MarkRow, NodeSizes, NotModelled,
@@ -101,8 +166,7 @@ pub use ratio::{Percent, Ratio};
 pub use read::MODULE_SHAPE_INDEX_BUDGET;
 pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};
 pub use report::{
-    op_prefix, GroupBy, Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals,
-    REPORT_VERSION,
+    Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals, REPORT_VERSION,
 };
 pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};
 #[doc(hidden)]

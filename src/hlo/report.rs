@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 
 use super::buffer::{Analysis, Ownership};
 use super::diagnostic::Diagnostic;
+use super::group_by::GroupBy;
 use super::id::{CompId, IndexVec, InstrId};
 use super::names::{ComputationNames, SourceFiles};
 use super::sizes::{LeafKind, Sizes};
@@ -41,19 +42,6 @@ use super::work::Counted;
 /// `source_files`, and `source_line`; an `oom` entry's `memory_space` is the index of its
 /// name in the report's `memory_spaces`.
 pub const REPORT_VERSION: u32 = 4;
-
-/// What to group owned buffers by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GroupBy {
-    /// The `op_name` path without its last part (the layer, not the primitive); see
-    /// [`ReportOptions::op_depth`].
-    Op,
-    /// The opcode.
-    Opcode,
-    /// The result shape as written.
-    Shape,
-}
 
 /// What a report lists.
 ///
@@ -594,15 +582,7 @@ fn top(
 }
 
 /// The `op_name` group key: the first `depth` parts of the path, or all but the last.
-///
-/// ```
-/// use xlayout::hlo::op_prefix;
-/// assert_eq!(op_prefix(Some("jit(f)/layer_3/attention/dot_general"), None), "jit(f)/layer_3/attention");
-/// assert_eq!(op_prefix(Some("jit(f)/layer_3/attention/dot_general"), Some(2)), "jit(f)/layer_3");
-/// assert_eq!(op_prefix(Some("a[0]"), None), "a[0]");
-/// assert_eq!(op_prefix(None, None), "-");
-/// ```
-pub fn op_prefix(op_name: Option<&str>, depth: Option<usize>) -> String {
+pub(crate) fn op_prefix(op_name: Option<&str>, depth: Option<usize>) -> String {
     let Some(name) = op_name.filter(|n| !n.is_empty()) else {
         return String::from("-");
     };
@@ -671,5 +651,19 @@ impl Serialize for Report<'_, '_> {
         st.serialize_field("computations", &ComputationNames(m))?;
         st.serialize_field("source_files", &self.source_files)?;
         st.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::op_prefix;
+
+    #[test]
+    fn the_op_name_group_key() {
+        let op = Some("jit(f)/layer_3/attention/dot_general");
+        assert_eq!(op_prefix(op, None), "jit(f)/layer_3/attention");
+        assert_eq!(op_prefix(op, Some(2)), "jit(f)/layer_3");
+        assert_eq!(op_prefix(Some("a[0]"), None), "a[0]");
+        assert_eq!(op_prefix(None, None), "-");
     }
 }

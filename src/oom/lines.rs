@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 /// Each line of `text` (numbered from 1) without its line end and log prefix. A line ends
-/// at `\n`, `\r\n` or a lone `\r`, as [`crate::hlo::lines`] splits lines.
+/// at `\n`, `\r\n` or a lone `\r`, as the HLO reader splits lines.
 ///
 /// ```
 /// let text = "2020-05-04 09:05:40.719745: E    1578 tensorflow/compiler/xla/xla_client/xla_util.cc:76]      Shape: u32[12582912,1]{1,0:T(8,128)}\r\nE1111 07:35:00.272763 140408571025152 error_handling.py:81] Compilation failure\nplain";

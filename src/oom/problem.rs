@@ -2,9 +2,11 @@
 //! line: a [`Problem`] each, at most [`MAX_LISTED`] of a kind listed and the rest counted
 //! (the rule of every reader of this crate, [`Listing`]).
 
+use std::fmt;
+
 use serde::Serialize;
 
-use crate::hlo::{Listing, MAX_LISTED};
+use crate::hlo::{located, Listing, MAX_LISTED};
 
 /// A line that could not be read; or, after the first
 /// [`MAX_LISTED`](crate::hlo::MAX_LISTED) problems of one kind, one that counts the rest of
@@ -13,6 +15,7 @@ use crate::hlo::{Listing, MAX_LISTED};
 /// ```
 /// let r = xlayout::oom::OomReport::parse("1. Size: lots\n");
 /// assert_eq!((r.problems[0].line, r.problems[0].entry, r.problems[0].more), (1, Some(1), 0));
+/// assert_eq!(r.problems[0].to_string(), format!("1: {}", r.problems[0].message));
 /// // A million unreadable lines in an entry cost a counter, not a message each.
 /// let text = format!("1. Size: 4B\n   Shape: f32[]\n{}", "??\n".repeat(1_000_000));
 /// let r = xlayout::oom::OomReport::parse(&text);
@@ -34,6 +37,14 @@ pub struct Problem {
     /// kind there are, from its line on, not listed.
     #[serde(skip_serializing_if = "is_zero")]
     pub more: usize,
+}
+
+/// `line: message`, as a module's [`Diagnostic`](crate::hlo::Diagnostic) is written, for
+/// `file:` to be put in front.
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        located(f, self.line, None, &self.message)
+    }
 }
 
 fn is_zero(n: &usize) -> bool {

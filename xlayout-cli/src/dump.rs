@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use xlayout::draw::HtmlPage;
+use xlayout::hlo::xla::{
+    dumps_beside, size_differences, BufferAssignment, LiveRangeDump, MemoryAnalysis, SizeDifference,
+};
 use xlayout::hlo::{
-    decode_owned, dumps_beside, module_files, size_differences, units, Analysis, Assignment,
-    BufferAssignment, Diagnostic, DumpProblem, LiveRangeDump, MemoryAnalysis, Module, Peak, Rule,
-    SizeDifference, Stage,
+    decode_owned, module_files, units, Analysis, Assignment, Diagnostic, Module, Peak, Rule, Stage,
 };
 
 use super::args::{Format, Stage as StageArg, Units};
@@ -38,9 +39,8 @@ pub fn module_inputs(
             if found.is_empty() {
                 status = 1;
                 warn(format_args!(
-                    "{}: no module text of stage {} here (see --stage)",
+                    "{}: no module text of stage {picked} here (see --stage)",
                     input.display(),
-                    format!("{stage:?}").to_lowercase()
                 ));
             }
             files.extend(found);
@@ -53,10 +53,16 @@ pub fn module_inputs(
 
 /// Says each reading problem of `module` (read from `name`) on standard error: 1 if any.
 pub fn diagnostics(name: &str, module: &Module<'_>) -> Status {
-    for d in &module.diagnostics {
-        warn(format_args!("{name}:{d}"));
+    problems(name, &module.diagnostics)
+}
+
+/// Says each line of `name` that could not be read on standard error, `name:line: message`
+/// (a module's diagnostics, XLA's files', an out-of-memory report's): 1 if any.
+pub fn problems(name: &str, problems: &[impl std::fmt::Display]) -> Status {
+    for p in problems {
+        warn(format_args!("{name}:{p}"));
     }
-    Status::from(!module.diagnostics.is_empty())
+    Status::from(!problems.is_empty())
 }
 
 /// XLA's buffer assignment (`*-buffer-assignment.txt`) and live ranges beside module `file`,
@@ -76,15 +82,12 @@ fn read_beside<T>(
     stdin: &mut Stdin<'_>,
     status: &mut Status,
     parse: impl FnOnce(&str) -> T,
-    problems: impl FnOnce(&T) -> &[DumpProblem],
+    unread: impl FnOnce(&T) -> &[Diagnostic],
 ) -> Result<Option<(String, T)>, Failure> {
     let Some(path) = path else { return Ok(None) };
     let (file, bytes) = io::read_file(&path, stdin)?;
     let read = parse(&decode_owned(bytes).0);
-    for p in problems(&read) {
-        *status = 1;
-        warn(format_args!("{file}:{}: {}", p.line, p.message));
-    }
+    *status |= problems(&file, unread(&read));
     Ok(Some((file, read)))
 }
 

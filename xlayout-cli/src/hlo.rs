@@ -6,8 +6,9 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use xlayout::hlo::rows::Row;
 use xlayout::hlo::{
-    GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak, Row,
+    GroupBy, InstrId, Keyed, Module, Peak, PeakOptions, Report, ReportOptions, ReportWithPeak,
     RunningTotals, Sum, Totals, REPORT_VERSION,
 };
 
@@ -125,10 +126,10 @@ impl Hlo {
             )));
         }
         if self.op_depth.is_some() && self.by != Some(By::Op) {
-            let by = self.by.map_or_else(
-                || String::from("no --by"),
-                |b| format!("--by {}", format!("{b:?}").to_lowercase()),
-            );
+            let by = self
+                .options()
+                .group_by
+                .map_or_else(|| String::from("no --by"), |b| format!("--by {b}"));
             return Err(usage(format!(
                 "--op-depth N groups by the first N parts of op_name, which `--by op` does; \
                  with {by} it would change nothing: add `--by op`, or leave out --op-depth"
@@ -289,7 +290,7 @@ impl Hlo {
             s += "\nno owned buffer pads\n";
         }
         if let Some(by) = report.options.group_by {
-            let title = format!("owned buffers by {by:?}").to_lowercase();
+            let title = format!("owned buffers by {by}");
             let _ =
                 write!(s, "\n{title}:\n{}", self.sums(by_name(by), &report.groups, String::clone));
         }

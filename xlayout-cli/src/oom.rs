@@ -131,10 +131,7 @@ impl Oom {
         for input in &self.inputs {
             let (name, bytes) = io::read_file(input, stdin)?;
             let report = OomReport::from_bytes(&bytes);
-            for p in &report.problems {
-                status = 1;
-                warn(format_args!("{name}:{}: {}", p.line, p.message));
-            }
+            status |= dump::problems(&name, &report.problems);
             if let Some(why) = report.missing() {
                 status = 1;
                 warn(format_args!("{name}: {why}"));

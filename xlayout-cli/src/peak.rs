@@ -7,9 +7,8 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use xlayout::hlo::{
-    Module, Peak, PeakOptions, PeakRow, PeakSummary, Report, ReportOptions, REPORT_VERSION,
-};
+use xlayout::hlo::rows::PeakRow;
+use xlayout::hlo::{Module, Peak, PeakOptions, PeakSummary, Report, ReportOptions, REPORT_VERSION};
 
 use super::args::Peak as PeakArgs;
 use super::dump::{self, XlaAssignment, XlaLiveRange};

@@ -533,7 +533,7 @@ fn groups(out: &mut String, report: &Report<'_, '_>, p: &str) {
         out,
         "<h2 id=\"{p}groups\">Groups by {}</h2><table class=\"sortable\" id=\"{p}table-groups\"><thead><tr>\
          <th data-sort=\"text\">group</th>{SUM_HEAD}</tr></thead><tbody>",
-        escape(&format!("{by:?}").to_lowercase())
+        escape(by.as_str())
     );
     for g in &report.groups {
         sum_rows(out, &g.key, g.sum.instructions, &g.sum.sizes);

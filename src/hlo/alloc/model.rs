@@ -128,7 +128,7 @@ impl Assignment {
     }
 
     /// The four figures of `compiled.memory_analysis()` and their sum, as XLA's file would
-    /// give them ([`BufferAssignment::memory_analysis`](crate::hlo::BufferAssignment::memory_analysis)).
+    /// give them ([`BufferAssignment::memory_analysis`](crate::hlo::xla::BufferAssignment::memory_analysis)).
     ///
     /// ```
     /// use xlayout::hlo::{Analysis, Module, Peak};
