@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::attribute::{shape_index, AliasPair};
 use super::buffer::Analysis;
-use super::diagnostic::{Diagnostic, DiagnosticKind, Listing, MAX_LISTED};
 use super::id::{IndexVec, InstrId, ShapeId};
-use super::lines;
 use super::peak::tree::Tree;
+use super::text::attribute::{shape_index, AliasPair};
+use super::text::diagnostic::{Diagnostic, DiagnosticKind, Listing, MAX_LISTED};
+use super::text::lines::lines;
 
 /// A line of one of XLA's files that could not be read: a [`Diagnostic`] of kind
 /// [`DiagnosticKind::UnreadableLine`], as a module's are. The name of earlier releases, kept

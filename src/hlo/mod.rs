@@ -53,21 +53,11 @@
 
 mod alloc;
 mod assignment;
-mod attribute;
 mod best;
 mod buffer;
-mod decode;
-mod diagnostic;
-mod dump;
-mod ends;
 mod group_by;
 mod headline;
 mod id;
-pub(crate) mod instruction;
-pub(crate) mod lex;
-mod lines;
-mod metadata;
-mod mlir;
 mod module;
 mod names;
 mod opcode;
@@ -77,8 +67,8 @@ mod read;
 mod relayouts;
 mod report;
 mod sizes;
+pub(crate) mod text;
 pub mod units;
-mod walk;
 mod work;
 
 pub mod xla {
@@ -132,25 +122,11 @@ pub use assignment::{
     dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
     DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
 };
-pub use attribute::{AliasPair, CallAttribute, FusionKind};
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{Analysis, BufferFacts, Ownership};
-pub use decode::{decode, decode_owned};
-/// Not for users: the command cuts long text with it.
-#[doc(hidden)]
-pub use diagnostic::clip;
-pub(crate) use diagnostic::{located, quote, Listing};
-pub use diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
-pub use dump::{module_files, Stage};
 pub use group_by::GroupBy;
 pub use headline::ReportWithPeak;
 pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
-pub use instruction::{Called, Instruction, Operand};
-/// Not for users: the readers split text with it, and the tests count lines with it.
-#[doc(hidden)]
-pub use lines::lines;
-pub use metadata::{Metadata, SourceLocation, SourceTables};
-pub use mlir::NOT_HLO;
 pub use module::{CallContext, Computation, Module};
 /// Not for users: the command cuts names with it.
 #[doc(hidden)]
@@ -169,5 +145,19 @@ pub use report::{
     Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals, REPORT_VERSION,
 };
 pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};
+pub use text::attribute::{AliasPair, CallAttribute, FusionKind};
+pub use text::decode::{decode, decode_owned};
+/// Not for users: the command cuts long text with it.
+#[doc(hidden)]
+pub use text::diagnostic::clip;
+pub(crate) use text::diagnostic::{located, quote, Listing};
+pub use text::diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
+pub use text::dump::{module_files, Stage};
+pub use text::instruction::{Called, Instruction, Operand};
+/// Not for users: the readers split text with it, and the tests count lines with it.
+#[doc(hidden)]
+pub use text::lines::lines;
+pub use text::metadata::{Metadata, SourceLocation, SourceTables};
+pub use text::mlir::NOT_HLO;
 #[doc(hidden)]
 pub use work::__steps;

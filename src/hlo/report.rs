@@ -7,11 +7,11 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::buffer::{Analysis, Ownership};
-use super::diagnostic::Diagnostic;
 use super::group_by::GroupBy;
 use super::id::{CompId, IndexVec, InstrId};
 use super::names::{ComputationNames, SourceFiles};
 use super::sizes::{LeafKind, Sizes};
+use super::text::diagnostic::Diagnostic;
 use super::work::Counted;
 
 /// The version of the machine-readable report (JSON keys, TSV columns). It changes only
