@@ -52,7 +52,6 @@
 //! ```
 
 mod alloc;
-mod assignment;
 mod best;
 mod buffer;
 mod group_by;
@@ -70,25 +69,7 @@ mod sizes;
 pub(crate) mod text;
 pub mod units;
 mod work;
-
-pub mod xla {
-    //! XLA's own files, read beside a module: the buffer assignment
-    //! (`*-buffer-assignment.txt`, `BufferAssignment::ToString`), the live ranges
-    //! (`*-live-range.txt`), `compiled.memory_analysis()`, the lines of them that could not be
-    //! read, and where XLA's sizes differ from this crate's.
-    //!
-    //! ```
-    //! use xlayout::hlo::xla::BufferAssignment;
-    //! let text = "BufferAssignment:\nallocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}:\n value: <3 p @0> (size=64,offset=0): f32[16]{0}\n";
-    //! let b = BufferAssignment::parse(text);
-    //! assert_eq!(b.allocations[0].size, 64);
-    //! assert!(b.problems.is_empty());
-    //! ```
-    pub use super::assignment::{
-        dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
-        DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
-    };
-}
+pub mod xla;
 
 pub mod rows {
     //! The rows the reports serialize: one per buffer ([`Row`], its [`RowSizes`]), per value
@@ -117,10 +98,6 @@ pub mod rows {
 pub use alloc::{
     AllocatedBuffer, AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow,
     PlacedValue, PredictedAllocation, StepAllocated, TempPeak, ALIGNMENT,
-};
-pub use assignment::{
-    dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
-    DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
 };
 pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{Analysis, BufferFacts, Ownership};
@@ -161,3 +138,7 @@ pub use text::metadata::{Metadata, SourceLocation, SourceTables};
 pub use text::mlir::NOT_HLO;
 #[doc(hidden)]
 pub use work::__steps;
+pub use xla::{
+    dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
+    DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
+};
