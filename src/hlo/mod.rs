@@ -52,7 +52,6 @@
 //! ```
 
 mod alloc;
-mod best;
 mod buffer;
 mod group_by;
 mod headline;
@@ -61,13 +60,11 @@ mod module;
 mod names;
 mod opcode;
 mod peak;
-mod ratio;
 mod read;
 mod relayouts;
 mod report;
 mod sizes;
 pub(crate) mod text;
-pub mod units;
 mod work;
 pub mod xla;
 
@@ -93,13 +90,16 @@ pub mod rows {
     pub use super::report::{Row, RowSizes};
 }
 
+pub use crate::memory::units;
+
 // Every item at its flat path: for the items of `xla` and `rows` these are the paths of
 // earlier releases, kept for one release (see the module's doc).
+pub use crate::memory::best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
+pub use crate::memory::ratio::{Percent, Ratio};
 pub use alloc::{
     AllocatedBuffer, AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow,
     PlacedValue, PredictedAllocation, StepAllocated, TempPeak, ALIGNMENT,
 };
-pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{Analysis, BufferFacts, Ownership};
 pub use group_by::GroupBy;
 pub use headline::ReportWithPeak;
@@ -115,7 +115,6 @@ pub use peak::{
     NotModelledRow, Peak, PeakOptions, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive,
     XlaPeak,
 };
-pub use ratio::{Percent, Ratio};
 pub use read::MODULE_SHAPE_INDEX_BUDGET;
 pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};
 pub use report::{

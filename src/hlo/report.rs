@@ -300,7 +300,7 @@ fn row_sizes<S: Serializer>(sizes: &Option<RowSizes>, s: S) -> Result<S::Ok, S::
         padding_bytes: Option<u64>,
         tiling_padding_bytes: Option<u64>,
         widening_bytes: Option<u64>,
-        expansion: Option<super::ratio::Ratio>,
+        expansion: Option<crate::memory::ratio::Ratio>,
         unsized_leaves: Option<usize>,
     }
     let z = sizes.map(|r| r.sizes);
