@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::algebra::{self, xla, Reason};
-use crate::hlo::units;
+use crate::memory::units;
 use crate::{ArrayShape, Error};
 
 /// The answer about a reshape (or transpose) from one shape to another; its fields are the

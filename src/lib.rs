@@ -28,6 +28,8 @@ pub mod guide;
 #[cfg(feature = "hlo")]
 pub mod hlo;
 #[cfg(feature = "hlo")]
+mod memory;
+#[cfg(feature = "hlo")]
 pub mod oom;
 
 /// An XLA shape with layout, checked at compile time, as a zero-sized type whose offsets are

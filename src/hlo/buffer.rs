@@ -3,11 +3,11 @@
 
 use serde::{Serialize, Serializer};
 
-use super::best::MODULE_CANDIDATE_BUDGET;
 use super::id::{CompId, IndexVec, InstrId, ShapeId};
 use super::module::{CallContext, Module};
 use super::opcode::Opcode;
 use super::sizes::{Leaf, ShapeFacts, Sizes};
+use crate::memory::best::MODULE_CANDIDATE_BUDGET;
 
 /// Whether an instruction owns memory, and if not, why.
 ///

@@ -52,53 +52,21 @@
 //! ```
 
 mod alloc;
-mod assignment;
-mod attribute;
-mod best;
 mod buffer;
-mod decode;
-mod diagnostic;
-mod dump;
-mod ends;
 mod group_by;
 mod headline;
 mod id;
-pub(crate) mod instruction;
-pub(crate) mod lex;
-mod lines;
-mod metadata;
-mod mlir;
 mod module;
 mod names;
 mod opcode;
 mod peak;
-mod ratio;
 mod read;
 mod relayouts;
 mod report;
 mod sizes;
-pub mod units;
-mod walk;
+pub(crate) mod text;
 mod work;
-
-pub mod xla {
-    //! XLA's own files, read beside a module: the buffer assignment
-    //! (`*-buffer-assignment.txt`, `BufferAssignment::ToString`), the live ranges
-    //! (`*-live-range.txt`), `compiled.memory_analysis()`, the lines of them that could not be
-    //! read, and where XLA's sizes differ from this crate's.
-    //!
-    //! ```
-    //! use xlayout::hlo::xla::BufferAssignment;
-    //! let text = "BufferAssignment:\nallocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}:\n value: <3 p @0> (size=64,offset=0): f32[16]{0}\n";
-    //! let b = BufferAssignment::parse(text);
-    //! assert_eq!(b.allocations[0].size, 64);
-    //! assert!(b.problems.is_empty());
-    //! ```
-    pub use super::assignment::{
-        dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
-        DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
-    };
-}
+pub mod xla;
 
 pub mod rows {
     //! The rows the reports serialize: one per buffer ([`Row`], its [`RowSizes`]), per value
@@ -122,35 +90,20 @@ pub mod rows {
     pub use super::report::{Row, RowSizes};
 }
 
+pub use crate::memory::units;
+
 // Every item at its flat path: for the items of `xla` and `rows` these are the paths of
 // earlier releases, kept for one release (see the module's doc).
+pub use crate::memory::best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
+pub use crate::memory::ratio::{Percent, Ratio};
 pub use alloc::{
     AllocatedBuffer, AllocationRow, AllocationSummary, Assignment, HeapAlgorithm, PlacedRow,
     PlacedValue, PredictedAllocation, StepAllocated, TempPeak, ALIGNMENT,
 };
-pub use assignment::{
-    dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
-    DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
-};
-pub use attribute::{AliasPair, CallAttribute, FusionKind};
-pub use best::{best_layout, BestLayout, MAX_CANDIDATES, MODULE_CANDIDATE_BUDGET};
 pub use buffer::{Analysis, BufferFacts, Ownership};
-pub use decode::{decode, decode_owned};
-/// Not for users: the command cuts long text with it.
-#[doc(hidden)]
-pub use diagnostic::clip;
-pub(crate) use diagnostic::{located, quote, Listing};
-pub use diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
-pub use dump::{module_files, Stage};
 pub use group_by::GroupBy;
 pub use headline::ReportWithPeak;
 pub use id::{CompId, Id, IdRange, IndexVec, InstrId, ShapeId, ValueId, MAX_ITEMS};
-pub use instruction::{Called, Instruction, Operand};
-/// Not for users: the readers split text with it, and the tests count lines with it.
-#[doc(hidden)]
-pub use lines::lines;
-pub use metadata::{Metadata, SourceLocation, SourceTables};
-pub use mlir::NOT_HLO;
 pub use module::{CallContext, Computation, Module};
 /// Not for users: the command cuts names with it.
 #[doc(hidden)]
@@ -162,12 +115,29 @@ pub use peak::{
     NotModelledRow, Peak, PeakOptions, PeakRow, PeakSplit, PeakSummary, PeakValue, Rule, StepLive,
     XlaPeak,
 };
-pub use ratio::{Percent, Ratio};
 pub use read::MODULE_SHAPE_INDEX_BUDGET;
 pub use relayouts::{Relayout, Relayouts, MODULE_COMPARE_BUDGET, MODULE_LAYOUT_BUDGET};
 pub use report::{
     Keyed, Report, ReportOptions, Row, RowSizes, RunningTotals, Sum, Totals, REPORT_VERSION,
 };
 pub use sizes::{Cause, Leaf, LeafKind, ShapeFacts, Sizes};
+pub use text::attribute::{AliasPair, CallAttribute, FusionKind};
+pub use text::decode::{decode, decode_owned};
+/// Not for users: the command cuts long text with it.
+#[doc(hidden)]
+pub use text::diagnostic::clip;
+pub(crate) use text::diagnostic::{located, quote, Listing};
+pub use text::diagnostic::{Diagnostic, DiagnosticKind, MAX_LISTED};
+pub use text::dump::{module_files, Stage};
+pub use text::instruction::{Called, Instruction, Operand};
+/// Not for users: the readers split text with it, and the tests count lines with it.
+#[doc(hidden)]
+pub use text::lines::lines;
+pub use text::metadata::{Metadata, SourceLocation, SourceTables};
+pub use text::mlir::NOT_HLO;
 #[doc(hidden)]
 pub use work::__steps;
+pub use xla::{
+    dumps_beside, size_differences, Allocation, AssignedValue, BufferAssignment, DumpLive,
+    DumpProblem, DumpRange, LiveRangeDump, MemoryAnalysis, SizeDifference,
+};

@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use crate::Shape;
 use serde::Serialize;
 
-use super::attribute::AliasPair;
-use super::diagnostic::Diagnostic;
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId};
-use super::instruction::Instruction;
-use super::metadata::{Metadata, SourceLocation, SourceTables};
+use super::text::attribute::AliasPair;
+use super::text::diagnostic::Diagnostic;
+use super::text::instruction::Instruction;
+use super::text::metadata::{Metadata, SourceLocation, SourceTables};
 
 /// A map keyed by a dump's text. Its hash is seeded at random per process (foldhash's
 /// `RandomState`): a hostile dump cannot aim at collisions it does not know, which it could
@@ -252,6 +252,6 @@ impl<'t> Module<'t> {
     pub fn add_diagnostics(&mut self, mut problems: Vec<Diagnostic>) {
         let mut all = std::mem::take(&mut self.diagnostics);
         all.append(&mut problems);
-        self.diagnostics = super::diagnostic::bounded(all);
+        self.diagnostics = super::text::diagnostic::bounded(all);
     }
 }

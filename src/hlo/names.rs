@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
-use super::diagnostic::clip;
 use super::id::InstrId;
 use super::module::Module;
+use super::text::diagnostic::clip;
 
 /// Characters of a shared name shown where a person reads it among others (a table's
 /// cell, the tooltip of a step of the page's timeline): a longer one is cut there, and its

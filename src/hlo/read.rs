@@ -7,15 +7,15 @@ use std::collections::hash_map::Entry;
 
 use crate::{limits::MAX_NESTING, Error, Shape};
 
-use super::attribute::alias_pairs;
-use super::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
 use super::id::{CompId, IdRange, IndexVec, InstrId, ShapeId, MAX_ITEMS};
-use super::instruction::{self, Expanse, Instruction, Operand};
-use super::lex::{split_name, Kind, Statement, Statements, TABLES};
-use super::metadata::Metadata;
 use super::module::{CallContext, Computation, Module, TextMap};
 use super::opcode::Opcode;
-use super::walk::for_each_top_level;
+use super::text::attribute::alias_pairs;
+use super::text::diagnostic::{bounded, quote, DiagnosticKind, Diagnostics};
+use super::text::instruction::{self, Expanse, Instruction, Operand};
+use super::text::lex::{split_name, Kind, Statement, Statements, TABLES};
+use super::text::metadata::Metadata;
+use super::text::walk::for_each_top_level;
 
 /// The most shape-index entries (summed over every subshape of every instruction's result
 /// shape: a subshape at tuple depth `d` has an index of `d` entries) that the analyses of
@@ -56,7 +56,7 @@ impl<'t> Module<'t> {
     /// Reads module text. Linear in the length of the text.
     pub fn parse(text: &'t str) -> Module<'t> {
         let mut b = Builder::default();
-        if let Some(d) = super::mlir::not_hlo(text) {
+        if let Some(d) = super::text::mlir::not_hlo(text) {
             b.m.lines = text.lines().count();
             b.m.diagnostics.push(d);
             return b.m;
@@ -267,7 +267,7 @@ impl<'t> Builder<'t> {
 
     fn computation(&mut self, s: Statement<'t>, opens_body: bool) {
         self.close(s.line, "the next computation");
-        let (keyword, rest) = super::lex::keyword(s.text);
+        let (keyword, rest) = super::text::lex::keyword(s.text);
         let Some((name, signature)) = split_name(rest) else {
             return self.diagnose(s.line, DiagnosticKind::UnreadableLine, || {
                 format!("unreadable line: {}", quote(s.text))

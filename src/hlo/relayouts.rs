@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::attribute::dimensions;
+use super::text::attribute::dimensions;
 use super::{CompId, InstrId, Module, Opcode};
 use crate::algebra::{self, Decomposition, Reason};
 use crate::{ArrayShape, Error, Shape, TileDim};

@@ -7,11 +7,11 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::buffer::{Analysis, Ownership};
-use super::diagnostic::Diagnostic;
 use super::group_by::GroupBy;
 use super::id::{CompId, IndexVec, InstrId};
 use super::names::{ComputationNames, SourceFiles};
 use super::sizes::{LeafKind, Sizes};
+use super::text::diagnostic::Diagnostic;
 use super::work::Counted;
 
 /// The version of the machine-readable report (JSON keys, TSV columns). It changes only
@@ -300,7 +300,7 @@ fn row_sizes<S: Serializer>(sizes: &Option<RowSizes>, s: S) -> Result<S::Ok, S::
         padding_bytes: Option<u64>,
         tiling_padding_bytes: Option<u64>,
         widening_bytes: Option<u64>,
-        expansion: Option<super::ratio::Ratio>,
+        expansion: Option<crate::memory::ratio::Ratio>,
         unsized_leaves: Option<usize>,
     }
     let z = sizes.map(|r| r.sizes);

@@ -9,9 +9,9 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use super::best::{best_layout, BestLayout};
-use super::ratio::Ratio;
-use super::units::ratio;
+use crate::memory::best::{best_layout, BestLayout};
+use crate::memory::ratio::Ratio;
+use crate::memory::units::ratio;
 use crate::{ArrayShape, Shape};
 
 /// Bytes of one result or of a sum of results.

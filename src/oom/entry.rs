@@ -7,8 +7,9 @@
 use serde::Serialize;
 
 use super::label;
-use crate::hlo::units::{iec_bytes, oom_bytes, printed_bytes};
-use crate::hlo::{BestLayout, Cause, Ratio, ShapeFacts, Sizes};
+use crate::hlo::{Cause, ShapeFacts, Sizes};
+use crate::memory::units::{iec_bytes, oom_bytes, printed_bytes};
+use crate::memory::{best::BestLayout, ratio::Ratio};
 use crate::{ArrayShape, Shape, Tile};
 
 /// A size as the report printed it, and the bytes it stands for.

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::entry::Printed;
-use crate::hlo::Percent;
+use crate::memory::ratio::Percent;
 
 /// A named size of a breakdown (`reserved 530.00M`, `HLO temp 36.15G (...)`).
 ///
@@ -117,7 +117,7 @@ pub(super) fn runtime(t: &str) -> Runtime {
 pub(super) fn split_note(t: &str) -> (&str, Option<String>) {
     match t.split_once(' ') {
         Some((size, note))
-            if !size.is_empty() && crate::hlo::units::printed_bytes(size).is_some() =>
+            if !size.is_empty() && crate::memory::units::printed_bytes(size).is_some() =>
         {
             (size, Some(note.trim().to_string()))
         }
@@ -131,7 +131,7 @@ pub(super) fn part(t: &str) -> Option<Part> {
     let words: Vec<&str> = t.split_whitespace().collect();
     let at = words
         .iter()
-        .position(|w| crate::hlo::units::printed_bytes(w).is_some() || *w == "unknown")?;
+        .position(|w| crate::memory::units::printed_bytes(w).is_some() || *w == "unknown")?;
     if at == 0 {
         return None;
     }

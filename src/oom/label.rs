@@ -3,7 +3,7 @@
 //! Read with the HLO reader's own statement parts ([`crate::hlo`]), so the label grammar
 //! is the dump grammar.
 
-use crate::hlo::instruction::{head, tail};
+use crate::hlo::text::instruction::{head, tail};
 use crate::Shape;
 
 /// What a label says about its instruction.

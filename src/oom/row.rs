@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::entry::{Entry, Printed};
 use super::join::Joined;
-use crate::hlo::Ratio;
+use crate::memory::ratio::Ratio;
 
 /// One entry of an out-of-memory report, flat: its fields are the JSON keys of
 /// `entries[]` and the columns of `xlayout oom --format tsv` (a contract with scripts, see

@@ -1,6 +1,6 @@
 //! Small pieces of the page's tables, shared by its sections.
 
-use crate::hlo::units::iec_bytes;
+use crate::memory::units::iec_bytes;
 
 /// A byte count as a table cell: readable text, the exact count to sort by and hover.
 pub(super) fn bytes_cell(n: u64) -> String {

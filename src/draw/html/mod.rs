@@ -26,8 +26,8 @@ use self::maps::Maps;
 use self::peak::{listed, peak_section};
 use self::relayouts::relayouts_section;
 use super::svg::escape;
-use crate::hlo::units::iec_bytes;
 use crate::hlo::{shown, InstrId, Peak, PeakOptions, Report, ReportWithPeak, Sizes};
+use crate::memory::units::iec_bytes;
 
 /// What [`report_html`] shows.
 ///

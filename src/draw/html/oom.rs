@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::page::{close_root, open_root};
 use crate::draw::svg::escape;
-use crate::hlo::units::{iec_bytes, oom_bytes};
+use crate::memory::units::{iec_bytes, oom_bytes};
 use crate::oom::{EntryRow, Kind, OomReport, Printed};
 
 /// Entries listed in the table at most: a report lists tens, and a page stays the size of a

@@ -7,8 +7,8 @@ use std::fmt::Write;
 use super::cells::{bytes_cell, cut, percent};
 use super::maps::Maps;
 use crate::draw::svg::escape;
-use crate::hlo::units::iec_bytes;
 use crate::hlo::{shown, Module, Peak, PeakOptions, PlacedValue, StepAllocated};
+use crate::memory::units::iec_bytes;
 use crate::Shape;
 
 /// The charts of the peak: where the plot starts (labels to its left), how wide it is.

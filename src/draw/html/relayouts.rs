@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use super::cells::bytes_cell;
 use crate::draw::svg::escape;
-use crate::hlo::units::iec_bytes;
 use crate::hlo::{shown, Module, Relayouts};
+use crate::memory::units::iec_bytes;
 
 /// Rows of the table at most (the most bytes moved first); the rest are counted.
 const MAX_ROWS: usize = 200;

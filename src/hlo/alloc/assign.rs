@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::super::attribute::donated;
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId};
 use super::super::opcode::Opcode;
@@ -16,6 +15,7 @@ use super::super::peak::liveness::{LiveRange, Liveness};
 use super::super::peak::order::{post_orders, Callees};
 use super::super::peak::schedule::Schedule;
 use super::super::peak::tree::Tree;
+use super::super::text::attribute::donated;
 use super::share::Sharing;
 use super::values::{subshape, Budget, BufId, Ctx, Facts};
 use crate::Shape;

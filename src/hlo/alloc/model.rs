@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-use super::super::assignment::MemoryAnalysis;
 use super::super::id::{InstrId, ValueId};
 use super::super::peak::notes::{Bound, NotModelled};
+use super::super::xla::assignment::MemoryAnalysis;
 use super::heap::HeapAlgorithm;
 
 /// One value in a predicted allocation, at its offset.

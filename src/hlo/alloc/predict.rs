@@ -4,7 +4,6 @@
 //! `std::partition` and laid end to end) and `memory_analysis()`'s sums; or, where a rule
 //! is not modelled, the bounds.
 
-use super::super::assignment::{Kinds, MemoryAnalysis};
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId, ValueId};
 use super::super::module::{CallContext, Module};
@@ -15,6 +14,7 @@ use super::super::peak::notes::{Bound, NotModelled, Rule};
 use super::super::peak::schedule::Schedule;
 use super::super::peak::tree::NodeId;
 use super::super::peak::PeakValue;
+use super::super::xla::assignment::{Kinds, MemoryAnalysis};
 use super::assign::{assign, Slot};
 use super::heap::{align, heap};
 use super::model::{Assignment, PlacedValue, PredictedAllocation};

@@ -6,13 +6,13 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::super::attribute::{AliasPair, CallAttribute, FusionKind};
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, InstrId};
 use super::super::opcode::Opcode;
 use super::super::peak::aliasing::InPlace;
 use super::super::peak::dataflow::{Dataflow, FlowId};
 use super::super::peak::tree::NodeId;
+use super::super::text::attribute::{AliasPair, CallAttribute, FusionKind};
 use super::super::work;
 use super::values::{may_use, subshape, Facts};
 

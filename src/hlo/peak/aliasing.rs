@@ -9,11 +9,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::limits::MAX_NESTING;
 
-use super::super::attribute::{AliasPair, CallAttribute};
 use super::super::buffer::Analysis;
 use super::super::id::{CompId, IndexVec, InstrId, ShapeId};
 use super::super::module::Module;
 use super::super::opcode::Opcode;
+use super::super::text::attribute::{AliasPair, CallAttribute};
 use super::super::work;
 use super::dataflow::{Caller, Dataflow, FlowId};
 use super::schedule::Schedule;

@@ -10,11 +10,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::super::attribute::CallAttribute;
 use super::super::buffer::Analysis;
 use super::super::id::{id, CompId, IndexVec, InstrId, ShapeId};
 use super::super::module::Module;
 use super::super::opcode::Opcode;
+use super::super::text::attribute::CallAttribute;
 use super::super::work;
 use super::order;
 use super::phi::{PhiGraph, PhiNode};

@@ -3,10 +3,10 @@
 //! buffer `aliasing.rs` finds. Each value's `end_position` too, which XLA's buffer assigner
 //! reads (`LiveRangeInterferes`).
 
-use super::super::attribute::CallAttribute;
 use super::super::buffer::Analysis;
 use super::super::id::{IndexVec, InstrId};
 use super::super::opcode::Opcode;
+use super::super::text::attribute::CallAttribute;
 use super::dataflow::{Dataflow, FlowId, PosId};
 use super::schedule::Schedule;
 
@@ -136,7 +136,7 @@ pub(crate) fn live_ranges(
         }
     }
     // Entry parameters donated to an output (by number and index) end at their last use.
-    let donated = super::super::attribute::donated(&m.input_output_alias);
+    let donated = super::super::text::attribute::donated(&m.input_output_alias);
     let mut ranges: IndexVec<FlowId, Option<LiveRange>> = d
         .values
         .iter_enumerated()

@@ -8,10 +8,10 @@
 //! them in post order, the order a program builds them in, which is as near as the text
 //! gets (a known, rare source of difference in the order of equal buffers).
 
-use super::super::attribute::{CallAttribute, FusionKind};
 use super::super::id::{CompId, IndexVec, InstrId};
 use super::super::module::Module;
 use super::super::opcode::Opcode;
+use super::super::text::attribute::{CallAttribute, FusionKind};
 use super::super::work;
 
 /// The instructions of computation `c` in XLA's post order: from each instruction no

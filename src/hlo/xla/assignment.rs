@@ -4,19 +4,19 @@
 //! this crate computes from the module ([`size_differences`]).
 //!
 //! Both readers take text and never fail: a line they cannot read is a [`Diagnostic`]
-//! with its line number (the first [`MAX_LISTED`](super::MAX_LISTED), then one that counts
+//! with its line number (the first [`MAX_LISTED`](super::super::MAX_LISTED), then one that counts
 //! the rest), and the rest is still read. A line ends at `\n`, `\r\n` or a lone `\r`.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::attribute::{shape_index, AliasPair};
-use super::buffer::Analysis;
-use super::diagnostic::{Diagnostic, DiagnosticKind, Listing, MAX_LISTED};
-use super::id::{IndexVec, InstrId, ShapeId};
-use super::lines;
-use super::peak::tree::Tree;
+use super::super::buffer::Analysis;
+use super::super::id::{IndexVec, InstrId, ShapeId};
+use super::super::peak::tree::Tree;
+use super::super::text::attribute::{shape_index, AliasPair};
+use super::super::text::diagnostic::{Diagnostic, DiagnosticKind, Listing, MAX_LISTED};
+use super::super::text::lines::lines;
 
 /// A line of one of XLA's files that could not be read: a [`Diagnostic`] of kind
 /// [`DiagnosticKind::UnreadableLine`], as a module's are. The name of earlier releases, kept

@@ -93,7 +93,7 @@ fn walk_counted(
     f: impl FnMut(usize, Event, usize) -> ControlFlow<()>,
 ) -> Option<usize> {
     let stop = walk_bytes(s, reading, f);
-    super::work::count(stop.unwrap_or(s.len()));
+    super::super::work::count(stop.unwrap_or(s.len()));
     stop
 }
 
@@ -114,7 +114,7 @@ fn walk_bytes(
         Some(e) if e >= from => e,
         _ => {
             let e = line_at(b, from).0;
-            super::work::count(e - from);
+            super::super::work::count(e - from);
             *eol.insert(e)
         }
     };

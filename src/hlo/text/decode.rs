@@ -8,7 +8,7 @@ use super::diagnostic::{Diagnostic, DiagnosticKind, Diagnostics};
 use super::lines::line_at;
 
 /// The text of `bytes`, borrowed when it is all UTF-8, and one diagnostic per line that
-/// is not (the first [`MAX_LISTED`](super::MAX_LISTED), then one that counts the rest).
+/// is not (the first [`MAX_LISTED`](super::super::MAX_LISTED), then one that counts the rest).
 /// One pass over the bytes; a line ends at `\n`, `\r\n` or a lone `\r`.
 ///
 /// ```
@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn a_million_bad_lines_cost_a_counter() {
         let (_, problems) = decode(&b"\xff\n".repeat(1_000_000));
-        assert_eq!(problems.len(), super::super::MAX_LISTED + 1);
+        assert_eq!(problems.len(), super::super::super::MAX_LISTED + 1);
         let last = problems.last().unwrap();
         assert_eq!((last.line, last.more, last.kind), (101, 999_900, DiagnosticKind::NotUtf8));
     }

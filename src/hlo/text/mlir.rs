@@ -5,7 +5,7 @@
 
 use super::diagnostic::{Diagnostic, DiagnosticKind};
 
-/// What [`Module::parse`](super::Module::parse) says of MLIR text, on its first line.
+/// What [`Module::parse`](super::super::Module::parse) says of MLIR text, on its first line.
 ///
 /// ```
 /// use xlayout::hlo::{Module, NOT_HLO};

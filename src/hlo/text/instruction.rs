@@ -7,11 +7,11 @@ use std::ops::ControlFlow;
 
 use serde::Serialize;
 
+use super::super::id::{CompId, InstrId, ShapeId};
+use super::super::opcode::Opcode;
 use super::attribute::{alias_pairs, AliasPair, CallAttribute, FusionKind};
-use super::id::{CompId, InstrId, ShapeId};
 use super::lex::{is_name_byte, keyword, split_name};
 use super::metadata::Metadata;
-use super::opcode::Opcode;
 use super::walk::{for_each_top_level, matching_close, walk, Event, BRACKETS_BLANKS_AND_COMMAS};
 
 /// The part before the result shape.

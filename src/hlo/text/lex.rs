@@ -92,7 +92,7 @@ impl<'t> Statements<'t> {
             Some(known) => known,
             None => {
                 let (end, next) = line_at(self.text.as_bytes(), self.pos);
-                super::work::count(next - self.pos);
+                super::super::work::count(next - self.pos);
                 (end, next)
             }
         };

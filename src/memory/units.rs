@@ -110,7 +110,7 @@ fn written(q: u128, e: i32) -> String {
     }
 }
 
-/// A ratio's value as it is serialized ([`Ratio::value`](super::Ratio::value): the `f64`
+/// A ratio's value as it is serialized ([`Ratio::value`](super::ratio::Ratio::value): the `f64`
 /// nearest its three figures) written back as [`ratio`] writes the ratio, so that a writer
 /// that gets only the number (a table cell made from a row's serialized fields) prints the
 /// same text: `3.2` is `3.20`, `32.0` is `32.0`, `128.0` is `128`. Another number is
@@ -291,7 +291,7 @@ mod tests {
         ];
         let more = (1..2000u64).map(|k| (k * 7919 % 100_003, k)).chain((1..500).map(|k| (1, k)));
         for (num, den) in cases.into_iter().chain(more) {
-            let r = super::super::Ratio::new(num, den).unwrap();
+            let r = super::super::ratio::Ratio::new(num, den).unwrap();
             assert_eq!(figures(r.value()), r.to_string(), "{num}/{den}");
         }
         assert_eq!(figures(1.2345), "1.23");

@@ -257,7 +257,7 @@ const QUOTE: usize = 80;
 
 /// The start of `text` for a message: its first line, at most [`QUOTE`] characters.
 pub(crate) fn quote(text: &str) -> String {
-    crate::limits::quote(super::lines(text).next().unwrap_or("").trim(), QUOTE)
+    crate::limits::quote(super::lines::lines(text).next().unwrap_or("").trim(), QUOTE)
 }
 
 /// `text` for a sentence or a table: whole when it has at most `max_chars` characters, else
